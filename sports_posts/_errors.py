@@ -1,0 +1,231 @@
+"""The exception hierarchy of API.md and the map from an HTTP answer to its class.
+
+Every error the SDK raises is a :class:`SportsPostsError`, so ``except SportsPostsError``
+is always enough; no raw ``KeyError``, ``JSONDecodeError`` or pydantic error escapes.
+Messages never carry the API key or a signing secret.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import httpx
+
+__all__ = [
+    "APIConnectionError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "GoneError",
+    "InternalServerError",
+    "InvalidParameterError",
+    "NotFoundError",
+    "ParameterError",
+    "PaymentRequiredError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "SignatureVerificationError",
+    "SinceIdNotFoundError",
+    "SportsPostsError",
+    "WebhookPayloadError",
+    "status_error_from_response",
+]
+
+
+class SportsPostsError(Exception):
+    """Base class of every error raised by ``sports_posts``."""
+
+
+class ParameterError(SportsPostsError, ValueError):
+    """A call's arguments break a rule of the specification; nothing was sent.
+
+    ``.parameter`` names the offending parameter (``None`` for client configuration).
+    """
+
+    def __init__(self, message: str, *, parameter: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+
+class APIConnectionError(SportsPostsError):
+    """The request did not get an HTTP answer (refused, reset, DNS, TLS, protocol error)."""
+
+    def __init__(self, message: str = "Connection error.", *, request: Optional[httpx.Request] = None) -> None:
+        super().__init__(message)
+        self.request = request
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out (connect, read, write or pool)."""
+
+    def __init__(self, message: str = "Request timed out.", *, request: Optional[httpx.Request] = None) -> None:
+        super().__init__(message, request=request)
+
+
+class APIResponseValidationError(SportsPostsError):
+    """A 2xx answer whose body is not what the specification describes.
+
+    ``.field`` is the dotted path of the first offending field (``None`` when the body is
+    not JSON at all); ``.body`` keeps the raw text so that nothing is lost.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: Optional[httpx.Response] = None,
+        body: Optional[str] = None,
+        field: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.response = response
+        self.body = body
+        self.field = field
+
+
+class APIStatusError(SportsPostsError):
+    """The service answered with a non-2xx status.
+
+    ``.error_code`` and ``.error_message`` come from the error body of spec 2.5 when it has
+    that shape; otherwise they are ``None`` and ``.body`` keeps the raw text (an HTML page
+    from a proxy, say). ``.retry_after`` is the ``Retry-After`` header in seconds, if any.
+    """
+
+    status_code: int
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response: httpx.Response,
+        body: Any,
+        error_code: Optional[str] = None,
+        error_message: Optional[str] = None,
+        retry_after: Optional[float] = None,
+    ) -> None:
+        super().__init__(message)
+        self.response = response
+        self.status_code = response.status_code
+        self.body = body
+        self.error_code = error_code
+        self.error_message = error_message
+        self.retry_after = retry_after
+
+
+class BadRequestError(APIStatusError):
+    """400: a bad or missing parameter the SDK could not catch before sending."""
+
+
+class InvalidParameterError(BadRequestError):
+    """400 ``INVALID_PARAMETER``: do not retry unchanged."""
+
+
+class SinceIdNotFoundError(BadRequestError):
+    """400 ``SINCE_ID_NOT_FOUND``: the ``since_id`` post is gone; drop it and use ``since``."""
+
+
+class AuthenticationError(APIStatusError):
+    """401 ``UNAUTHORIZED``: missing or invalid API key."""
+
+
+class PaymentRequiredError(APIStatusError):
+    """402: the account has no active subscription."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403 ``FORBIDDEN``: endpoint or league not included in the plan."""
+
+
+class NotFoundError(APIStatusError):
+    """404 ``NOT_FOUND``: no team or player matched the given ids."""
+
+
+class GoneError(APIStatusError):
+    """410: a deprecated per-mode route; use ``GET /posts``."""
+
+
+class RateLimitError(APIStatusError):
+    """429 ``RATE_LIMITED``: monthly quota or burst limit; ``.retry_after`` says how long."""
+
+
+class InternalServerError(APIStatusError):
+    """500 and above."""
+
+
+class SignatureVerificationError(SportsPostsError):
+    """A webhook request whose signature is missing, malformed or does not match."""
+
+
+class WebhookPayloadError(SportsPostsError):
+    """A correctly signed webhook body that is not an event of the specification."""
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    402: PaymentRequiredError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    410: GoneError,
+    429: RateLimitError,
+}
+_BY_CODE: dict[str, type[APIStatusError]] = {
+    "INVALID_PARAMETER": InvalidParameterError,
+    "SINCE_ID_NOT_FOUND": SinceIdNotFoundError,
+}
+
+
+def status_error_class(status_code: int, error_code: Optional[str]) -> type[APIStatusError]:
+    """The class for a status and an ``error_code``; the code only refines a 400."""
+    if status_code == 400 and error_code in _BY_CODE:
+        return _BY_CODE[error_code]
+    if status_code >= 500:
+        return InternalServerError
+    return _BY_STATUS.get(status_code, APIStatusError)
+
+
+def status_error_from_response(
+    response: httpx.Response, *, retry_after: Optional[float] = None
+) -> APIStatusError:
+    """Build the typed error of a non-2xx answer; never fails, whatever the body is."""
+    text = _safe_text(response)
+    body: Any = text
+    error_code: Optional[str] = None
+    error_message: Optional[str] = None
+    try:
+        body = json.loads(text) if text else None
+    except ValueError:
+        body = text
+    if isinstance(body, dict):
+        code = body.get("error_code")
+        msg = body.get("error_message")
+        error_code = code if isinstance(code, str) else None
+        error_message = msg if isinstance(msg, str) else None
+    cls = status_error_class(response.status_code, error_code)
+    reason = error_message or _short(text) or response.reason_phrase or "no body"
+    message = f"{response.status_code} {error_code or response.reason_phrase or ''}: {reason}".replace(
+        "  ", " "
+    )
+    return cls(
+        message,
+        response=response,
+        body=body,
+        error_code=error_code,
+        error_message=error_message,
+        retry_after=retry_after,
+    )
+
+
+def _safe_text(response: httpx.Response) -> str:
+    try:
+        return response.text
+    except (UnicodeDecodeError, LookupError, httpx.ResponseNotRead):
+        return response.content.decode("utf-8", "replace") if response.is_closed else ""
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
