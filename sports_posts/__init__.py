@@ -1,0 +1,45 @@
+"""sports-posts: the typed Python SDK of the Sports Posts data service."""
+
+from ._errors import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    GoneError,
+    InternalServerError,
+    InvalidParameterError,
+    NotFoundError,
+    ParameterError,
+    PaymentRequiredError,
+    PermissionDeniedError,
+    RateLimitError,
+    SignatureVerificationError,
+    SinceIdNotFoundError,
+    SportsPostsError,
+    WebhookPayloadError,
+)
+from ._version import __version__
+
+__all__ = [
+    "APIConnectionError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "GoneError",
+    "InternalServerError",
+    "InvalidParameterError",
+    "NotFoundError",
+    "ParameterError",
+    "PaymentRequiredError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "SignatureVerificationError",
+    "SinceIdNotFoundError",
+    "SportsPostsError",
+    "WebhookPayloadError",
+    "__version__",
+]
