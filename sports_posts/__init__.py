@@ -1,5 +1,6 @@
 """sports-posts: the typed Python SDK of the Sports Posts data service."""
 
+from ._client import AsyncSportsPosts, SportsPosts
 from ._errors import (
     APIConnectionError,
     APIResponseValidationError,
@@ -21,25 +22,49 @@ from ._errors import (
     WebhookPayloadError,
 )
 from ._version import __version__
+from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
+from .models.ids import IdItem, IdList, Team, TeamList
+from .models.post import Author, Media, Pagination, Post, PostsResponse, TaggedPlayer, TaggedTeam
+from .pagination import AsyncPage, SyncPage
 
 __all__ = [
     "APIConnectionError",
     "APIResponseValidationError",
     "APIStatusError",
     "APITimeoutError",
+    "AccountInformation",
+    "AsyncPage",
+    "AsyncSportsPosts",
     "AuthenticationError",
+    "Author",
     "BadRequestError",
+    "BillingCycle",
+    "Company",
+    "ComplianceList",
     "GoneError",
+    "IdItem",
+    "IdList",
     "InternalServerError",
     "InvalidParameterError",
+    "Media",
     "NotFoundError",
+    "Pagination",
     "ParameterError",
     "PaymentRequiredError",
     "PermissionDeniedError",
+    "Post",
+    "PostsResponse",
     "RateLimitError",
     "SignatureVerificationError",
     "SinceIdNotFoundError",
+    "SportsPosts",
     "SportsPostsError",
+    "SyncPage",
+    "TaggedPlayer",
+    "TaggedTeam",
+    "Team",
+    "TeamList",
+    "Usage",
     "WebhookPayloadError",
     "__version__",
 ]

@@ -1,0 +1,330 @@
+"""Query parameters of GET /posts: their types, how they encode, and the checks made
+before anything is sent (API.md "Checked before anything is sent").
+
+Pure functions: a bad argument raises :class:`ParameterError` naming the parameter, and
+no request exists yet, so nothing is spent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, Callable, Literal, Optional, Union
+
+from pydantic import TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from ._errors import ParameterError
+
+__all__ = [
+    "CSV",
+    "DateTimeLike",
+    "IdType",
+    "LeagueCode",
+    "PostFilters",
+    "PostsListParams",
+    "encode_datetime",
+    "encode_posts_params",
+]
+
+LeagueCode = Union[
+    Literal[
+        "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
+        "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA", "ALL",
+    ],
+    str,
+]
+"""League codes of spec 4.1; open, case-insensitive on the service."""
+
+Sport = Union[
+    Literal[
+        "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
+        "cricket", "rugby", "mma",
+    ],
+    str,
+]
+IdType = Union[
+    Literal["code", "provider1_uid", "provider1_guid", "provider2", "service", "provider3"], str
+]
+"""Id systems of ``teams`` / ``players``; the reference page calls the list open-ended."""
+
+MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
+AspectRatio = Union[Literal["landscape", "portrait", "square"], str]
+Sort = Union[Literal["recent", "trending", "top"], str]
+
+CSV = Union[str, Sequence[Union[str, int]]]
+"""A comma-separated parameter: ``"NFL,NBA"`` or ``["NFL", "NBA"]``."""
+
+DateTimeLike = Union[datetime, str]
+"""An aware ``datetime`` or an ISO 8601 string with an offset; sent in UTC."""
+
+Number = Union[int, float]
+
+
+class PostFilters(TypedDict, total=False):
+    """Parameters of GET /posts that narrow any mode (the mode helpers take these).
+
+    Every value may be ``None``, which means "not sent"."""
+
+    leagues: Optional[CSV]
+    league: Optional[CSV]
+    sports: Optional[CSV]
+    media_type: Optional[MediaTypeFilter]
+    aspect_ratio: Optional[AspectRatio]
+    min_score: Optional[Number]
+    min_duration: Optional[int]
+    highlight: Optional[bool]
+    has_player: Optional[bool]
+    custom_sources: Optional[bool]
+    user_location: Optional[str]
+    sort: Optional[Sort]
+    since: Optional[DateTimeLike]
+    since_id: Optional[str]
+    limit: Optional[int]
+    page: Optional[int]
+
+
+class PostsListParams(PostFilters, total=False):
+    """Every query parameter of GET /posts (spec 4.1), plus ``league`` as an alias."""
+
+    teams: Optional[CSV]
+    players: Optional[CSV]
+    id_type: Optional[IdType]
+    match: Optional[Union[str, Sequence[Union[str, int]]]]
+    start_time: Optional[DateTimeLike]
+    include_pregame: Optional[bool]
+    lat: Optional[Number]
+    lng: Optional[Number]
+    radius_km: Optional[Number]
+
+
+MAX_TEAMS = 10
+MAX_PLAYERS = 100
+MAX_LIMIT = 100  # the union of the documented maxima (100 and 50)
+MAX_RADIUS_KM = 4830.0
+_DATETIME = TypeAdapter(datetime)
+
+
+def _csv(name: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        parts = []
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                raise ParameterError(
+                    f"{name}: every item must be a string or an integer, got {type(item).__name__}",
+                    parameter=name,
+                )
+            parts.append(str(item))
+    else:
+        raise ParameterError(
+            f"{name}: expected a comma-separated string or a sequence of strings, "
+            f"got {type(value).__name__}",
+            parameter=name,
+        )
+    items = [p.strip() for p in parts]
+    if not items or any(not p for p in items):
+        raise ParameterError(f"{name}: empty value in {value!r}", parameter=name)
+    return items
+
+
+def _string(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name}: expected a non-empty string, got {value!r}", parameter=name)
+    return value.strip()
+
+
+def _bool(name: str, value: Any) -> str:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name}: expected True or False, got {value!r}", parameter=name)
+    return "true" if value else "false"
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{name}: expected a number, got {value!r}", parameter=name)
+    if not math.isfinite(value):
+        raise ParameterError(f"{name}: expected a finite number, got {value!r}", parameter=name)
+    return float(value)
+
+
+def _integer(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(f"{name}: expected an integer, got {value!r}", parameter=name)
+    return value
+
+
+def _format_number(value: Any) -> str:
+    return str(value) if isinstance(value, int) else repr(float(value))
+
+
+def encode_datetime(name: str, value: Any) -> str:
+    """An aware ``datetime`` or an ISO 8601 string with an offset, as ISO 8601 UTC (``Z``)."""
+    if isinstance(value, str):
+        try:
+            parsed = _DATETIME.validate_python(value.strip())
+        except ValidationError:
+            raise ParameterError(
+                f"{name}: {value!r} is not an ISO 8601 date-time", parameter=name
+            ) from None
+    elif isinstance(value, datetime):
+        parsed = value
+    else:
+        raise ParameterError(
+            f"{name}: expected an aware datetime or an ISO 8601 string, got {type(value).__name__}",
+            parameter=name,
+        )
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise ParameterError(
+            f"{name}: {value!r} has no UTC offset; pass an aware datetime "
+            "(datetime.now(timezone.utc)) or a string ending in Z or +00:00",
+            parameter=name,
+        )
+    text = parsed.astimezone(timezone.utc).replace(tzinfo=None).isoformat()
+    return text + "Z"
+
+
+def _check_range(name: str, value: float, low: float, high: float, *, low_open: bool = False) -> None:
+    if value < low or value > high or (low_open and value == low):
+        bracket = "(" if low_open else "["
+        raise ParameterError(
+            f"{name}: {value:g} is outside {bracket}{low:g}, {high:g}]", parameter=name
+        )
+
+
+# How each parameter encodes, in the order of spec 4.1 (which is also the order sent).
+_Encoder = Callable[[str, Any], str]
+
+
+def _enc_csv(name: str, value: Any) -> str:
+    return ",".join(_csv(name, value))
+
+
+def _enc_number(name: str, value: Any) -> str:
+    _number(name, value)
+    return _format_number(value)
+
+
+def _enc_int(name: str, value: Any) -> str:
+    return str(_integer(name, value))
+
+
+_ENCODERS: dict[str, _Encoder] = {
+    "leagues": _enc_csv,
+    "sports": _enc_csv,
+    "teams": _enc_csv,
+    "players": _enc_csv,
+    "id_type": _string,
+    "match": _enc_csv,
+    "start_time": encode_datetime,
+    "include_pregame": _bool,
+    "lat": _enc_number,
+    "lng": _enc_number,
+    "radius_km": _enc_number,
+    "media_type": _string,
+    "aspect_ratio": _string,
+    "min_score": _enc_number,
+    "min_duration": _enc_int,
+    "highlight": _bool,
+    "has_player": _bool,
+    "custom_sources": _bool,
+    "user_location": _string,
+    "sort": _string,
+    "since": encode_datetime,
+    "since_id": _string,
+    "limit": _enc_int,
+    "page": _enc_int,
+}
+POSTS_PARAMETERS = frozenset(_ENCODERS) | {"league"}
+
+
+def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
+    """Check and encode the keyword arguments of ``posts.list`` into query parameters.
+
+    ``None`` means "not sent". Raises :class:`ParameterError` for anything the
+    specification rules out, naming the parameter.
+    """
+    unknown = sorted(k for k in params if k not in POSTS_PARAMETERS)
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter(s) for GET /posts: {', '.join(unknown)}", parameter=unknown[0]
+        )
+    given = {k: v for k, v in params.items() if v is not None}
+    if "league" in given:
+        league = given.pop("league")
+        if "leagues" in given and _csv("leagues", given["leagues"]) != _csv("league", league):
+            raise ParameterError(
+                "league and leagues are the same parameter; pass only one", parameter="league"
+            )
+        given.setdefault("leagues", league)
+
+    _check(given)
+    query: dict[str, str] = {}
+    for name, encode in _ENCODERS.items():
+        if name in given:
+            query[name] = encode(name, given[name])
+    if "user_location" in query:
+        query["user_location"] = query["user_location"].upper()
+    return query
+
+
+def _check(given: Mapping[str, Any]) -> None:
+    """The cross-parameter rules of spec 4.1 and 8 that the SDK can check locally."""
+    if "teams" in given and len(_csv("teams", given["teams"])) > MAX_TEAMS:
+        raise ParameterError(f"teams: at most {MAX_TEAMS} ids per request", parameter="teams")
+    if "players" in given and len(_csv("players", given["players"])) > MAX_PLAYERS:
+        raise ParameterError(
+            f"players: at most {MAX_PLAYERS} ids per request", parameter="players"
+        )
+    for name in ("teams", "players"):
+        if name in given and "id_type" not in given:
+            raise ParameterError(
+                f"id_type is required with {name} (for example id_type='service')",
+                parameter="id_type",
+            )
+    if "match" in given:
+        if len(_csv("match", given["match"])) != 2:
+            raise ParameterError("match: exactly two team ids (teamA, teamB)", parameter="match")
+        if "start_time" not in given:
+            raise ParameterError("match requires start_time", parameter="start_time")
+    if ("lat" in given) != ("lng" in given):
+        missing = "lng" if "lat" in given else "lat"
+        raise ParameterError("lat and lng go together", parameter=missing)
+    if "lat" in given:
+        _check_range("lat", _number("lat", given["lat"]), -90, 90)
+        _check_range("lng", _number("lng", given["lng"]), -180, 180)
+    if "radius_km" in given:
+        _check_range(
+            "radius_km", _number("radius_km", given["radius_km"]), 0, MAX_RADIUS_KM, low_open=True
+        )
+    if "min_score" in given:
+        _check_range("min_score", _number("min_score", given["min_score"]), 0, 9)
+    if "min_duration" in given and _integer("min_duration", given["min_duration"]) < 0:
+        raise ParameterError("min_duration: must be 0 or more milliseconds", parameter="min_duration")
+    if "limit" in given:
+        _check_range("limit", _integer("limit", given["limit"]), 1, MAX_LIMIT)
+    if "page" in given and _integer("page", given["page"]) < 1:
+        raise ParameterError("page: must be 1 or more", parameter="page")
+    if "user_location" in given:
+        loc = given["user_location"]
+        if not (isinstance(loc, str) and len(loc) == 2 and loc.isascii() and loc.isalpha()):
+            raise ParameterError(
+                f"user_location: an ISO 3166-1 alpha-2 country code (two letters), got {loc!r}",
+                parameter="user_location",
+            )
+
+
+def encode_ids_params(
+    entity: str, league: str, reference_id: Optional[str], lookup: Optional[Union[str, int]]
+) -> dict[str, str]:
+    """Check and encode the query of GET /ids."""
+    query = {"entity": _string("entity", entity), "league": _string("league", league)}
+    if reference_id is not None:
+        query["reference_id"] = _string("reference_id", reference_id)
+    if lookup is not None:
+        if isinstance(lookup, bool) or not isinstance(lookup, (str, int)):
+            raise ParameterError(f"lookup: expected a string or an integer, got {lookup!r}", parameter="lookup")
+        query["lookup"] = _string("lookup", str(lookup))
+    return query

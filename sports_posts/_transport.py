@@ -1,0 +1,271 @@
+"""Everything about a request that does no I/O: configuration, request building,
+response parsing, error mapping and the retry policy. The sync and async clients in
+``_client.py`` only send.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Generic, Literal, Optional, TypeVar, Union
+
+import httpx
+from pydantic import ValidationError
+from tenacity import RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from ._errors import (
+    APIConnectionError,
+    APIResponseValidationError,
+    APIStatusError,
+    ParameterError,
+    SportsPostsError,
+    status_error_from_response,
+)
+from ._version import __version__
+
+__all__ = ["APICall", "ClientConfig", "build_request", "parse_response", "retry_policy"]
+
+T = TypeVar("T")
+log = logging.getLogger("sports_posts")
+
+AuthScheme = Literal["bearer", "bare"]
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER = 60.0
+"""A ``Retry-After`` longer than this is not slept: a monthly quota will not recover in
+seconds, so the 429 is raised at once with ``.retry_after`` for the caller to decide."""
+BACKOFF_INITIAL = 0.5
+BACKOFF_MAX = 8.0
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """A client's resolved settings; the API key is kept out of ``repr``."""
+
+    api_key: str = field(repr=False)
+    base_url: str
+    auth_scheme: AuthScheme = "bearer"
+    timeout: httpx.Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    max_retries: int = 2
+    default_headers: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        api_key: Optional[str],
+        base_url: Optional[str],
+        auth_scheme: str,
+        timeout: Union[float, httpx.Timeout, None],
+        max_retries: int,
+        default_headers: Optional[Mapping[str, str]],
+    ) -> ClientConfig:
+        """Apply the environment defaults of API.md and check every setting."""
+        key = api_key if api_key is not None else os.environ.get("SPORTS_POSTS_API_KEY")
+        if not key or not isinstance(key, str) or not key.strip():
+            raise SportsPostsError(
+                "No API key: pass api_key=... or set SPORTS_POSTS_API_KEY "
+                "(keys are created in the customer dashboard)."
+            )
+        if any(c in key for c in "\r\n"):
+            raise ParameterError("api_key contains a line break", parameter="api_key")
+        url = base_url if base_url is not None else os.environ.get("SPORTS_POSTS_BASE_URL")
+        if not url or not isinstance(url, str):
+            raise SportsPostsError(
+                "No base URL: pass base_url=... or set SPORTS_POSTS_BASE_URL "
+                "(it ends in /v1; `sports-posts sandbox` serves one locally)."
+            )
+        url = url.strip().rstrip("/")
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError, ValueError):
+            raise ParameterError(f"base_url is not a URL: {url!r}", parameter="base_url") from None
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            raise ParameterError(
+                f"base_url must be an http(s) URL ending in /v1, got {url!r}", parameter="base_url"
+            )
+        if auth_scheme not in ("bearer", "bare"):
+            raise ParameterError(
+                f"auth_scheme must be 'bearer' or 'bare', got {auth_scheme!r}", parameter="auth_scheme"
+            )
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ParameterError(
+                f"max_retries must be an integer >= 0, got {max_retries!r}", parameter="max_retries"
+            )
+        return cls(
+            api_key=key.strip(),
+            base_url=url,
+            auth_scheme=auth_scheme,  # type: ignore[arg-type]
+            timeout=to_timeout(timeout),
+            max_retries=max_retries,
+            default_headers=dict(default_headers or {}),
+        )
+
+    def with_options(
+        self, *, timeout: Union[float, httpx.Timeout, None, object], max_retries: Optional[int]
+    ) -> ClientConfig:
+        """A copy with another timeout or retry count (same key, URL and headers)."""
+        changes: dict[str, Any] = {}
+        if timeout is not _UNSET:
+            changes["timeout"] = to_timeout(timeout)  # type: ignore[arg-type]
+        if max_retries is not None:
+            if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+                raise ParameterError("max_retries must be an integer >= 0", parameter="max_retries")
+            changes["max_retries"] = max_retries
+        return replace(self, **changes)
+
+    def headers(self) -> dict[str, str]:
+        """Headers of every request: the caller's defaults, then ours (ours win)."""
+        token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
+        headers = dict(self.default_headers)
+        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} httpx/{httpx.__version__}")
+        headers["Accept"] = "application/json"
+        headers["Authorization"] = token
+        return headers
+
+
+_UNSET: Any = object()
+
+
+def to_timeout(timeout: Union[float, httpx.Timeout, None]) -> httpx.Timeout:
+    """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if timeout is None:
+        raise ParameterError(
+            "timeout=None would wait forever; pass seconds (e.g. 30.0), or "
+            "httpx.Timeout(None) if you really mean no timeout",
+            parameter="timeout",
+        )
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ParameterError(f"timeout must be a positive number of seconds, got {timeout!r}", parameter="timeout")
+    return httpx.Timeout(float(timeout), connect=min(float(timeout), 10.0))
+
+
+@dataclass(frozen=True)
+class APICall(Generic[T]):
+    """One endpoint call as data: where it goes and how its 2xx body becomes a model."""
+
+    method: str
+    path: str
+    params: Mapping[str, str]
+    parse: Callable[[bytes], T]
+
+    def with_params(self, **changes: str) -> APICall[T]:
+        return replace(self, params={**self.params, **changes})
+
+
+def build_request(config: ClientConfig, call: APICall[Any]) -> httpx.Request:
+    """The HTTP request of a call, with auth, User-Agent and the per-request timeout."""
+    return httpx.Request(
+        call.method,
+        config.base_url + call.path,
+        params=dict(call.params),
+        headers=config.headers(),
+        extensions={"timeout": config.timeout.as_dict()},
+    )
+
+
+def redacted_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Headers fit for a log record: the Authorization value is never written out."""
+    return {k: ("<redacted>" if k.lower() == "authorization" else v) for k, v in headers.items()}
+
+
+def parse_response(call: APICall[T], response: httpx.Response) -> T:
+    """The model of a 2xx answer, or the typed error of any other."""
+    if not response.is_success:
+        raise status_error_from_response(
+            response, retry_after=parse_retry_after(response.headers.get("retry-after"))
+        )
+    try:
+        return call.parse(response.content)
+    except ValidationError as exc:
+        raise response_validation_error(exc, response) from None
+    except (ValueError, TypeError) as exc:  # a parser of ours refusing the shape
+        raise APIResponseValidationError(
+            f"{call.method} {call.path}: unexpected body: {exc}", response=response, body=_text(response)
+        ) from None
+
+
+def response_validation_error(exc: ValidationError, response: httpx.Response) -> APIResponseValidationError:
+    """Name the first offending field of a 2xx body that does not match the spec."""
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc)}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    if first.get("type") == "json_invalid":
+        message = f"the {response.status_code} answer's body is not valid JSON: {first.get('msg')}"
+        where_field: Optional[str] = None
+    else:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        message = f"unexpected value in the answer's body at {where or '<root>'}: {first.get('msg')}{more}"
+        where_field = where or None
+    return APIResponseValidationError(message, response=response, body=_text(response), field=where_field)
+
+
+def _text(response: httpx.Response) -> str:
+    return response.content.decode("utf-8", "replace")
+
+
+def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> Optional[float]:
+    """``Retry-After`` in seconds, from either of its forms (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        current = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc)
+        seconds = (when - current).total_seconds()
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
+    for certain failure, and no 429 whose ``Retry-After`` exceeds :data:`MAX_RETRY_AFTER`."""
+    if isinstance(exc, APIConnectionError):
+        return True
+    if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:
+        return exc.retry_after is None or exc.retry_after <= MAX_RETRY_AFTER
+    return False
+
+
+_backoff = wait_exponential_jitter(initial=BACKOFF_INITIAL, max=BACKOFF_MAX, jitter=BACKOFF_INITIAL)
+
+
+def retry_wait(state: RetryCallState) -> float:
+    """The server's ``Retry-After`` when it gave one, else capped exponential backoff."""
+    exc = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(exc, APIStatusError) and exc.retry_after is not None:
+        return min(exc.retry_after, MAX_RETRY_AFTER)
+    return float(_backoff(state))
+
+
+def _log_retry(state: RetryCallState) -> None:
+    exc = state.outcome.exception() if state.outcome is not None else None
+    wait = state.next_action.sleep if state.next_action is not None else 0.0
+    log.info("retrying in %.2fs (attempt %d failed: %s)", wait, state.attempt_number, exc)
+
+
+def retry_policy(max_retries: int, sleep: Callable[[float], Any]) -> dict[str, Any]:
+    """Keyword arguments for ``tenacity.Retrying`` / ``AsyncRetrying``: one policy, two loops."""
+    return {
+        "stop": stop_after_attempt(max_retries + 1),
+        "wait": retry_wait,
+        "retry": retry_if_exception(is_retryable),
+        "reraise": True,
+        "sleep": sleep,
+        "before_sleep": _log_retry,
+    }

@@ -1,0 +1,74 @@
+"""Id lookups of GET /ids (spec 2.8): teams, and the entities whose shape is not shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Optional
+
+from pydantic import Field, ValidationInfo, model_validator
+
+from ._base import SportsPostsModel
+
+__all__ = ["IdItem", "IdList", "Team", "TeamList"]
+
+
+def _reference_from(data: Any, info: ValidationInfo) -> Any:
+    # The reference column's key equals the reference_id the caller passed, so only the
+    # request knows where to look; the parser passes it in the validation context.
+    if isinstance(data, dict) and "reference" not in data:
+        key = (info.context or {}).get("reference_id")
+        if key and key in data:
+            value = data[key]
+            data = {**data, "reference": None if value is None else str(value)}
+    return data
+
+
+class Team(SportsPostsModel):
+    """A team of a league; ``reference`` is the column named by ``reference_id``, if asked."""
+
+    service_id: Optional[int] = None
+    location: Optional[str] = None
+    name: Optional[str] = None
+    conference: Optional[str] = None
+    division: Optional[str] = None
+    league: Optional[str] = None
+    reference: Optional[str] = None
+
+    _reference = model_validator(mode="before")(_reference_from)
+
+
+class TeamList(SportsPostsModel):
+    """The envelope of GET /ids?entity=teams; iterating it iterates ``items``."""
+
+    ok: bool = True
+    count: Optional[int] = None
+    items: list[Team] = Field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Team]:  # type: ignore[override]
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class IdItem(SportsPostsModel):
+    """An item of GET /ids for players, leagues or posts: the spec shows no shape, so every
+    field is kept (``model_extra``, or attribute access); ``reference`` as for teams."""
+
+    reference: Optional[str] = None
+
+    _reference = model_validator(mode="before")(_reference_from)
+
+
+class IdList(SportsPostsModel):
+    """The envelope of GET /ids for any entity."""
+
+    ok: bool = True
+    count: Optional[int] = None
+    items: list[IdItem] = Field(default_factory=list)
+
+    def __iter__(self) -> Iterator[IdItem]:  # type: ignore[override]
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)

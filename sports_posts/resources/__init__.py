@@ -1,0 +1,1 @@
+"""Typed methods grouped by resource; each body hands an endpoint call to the client."""

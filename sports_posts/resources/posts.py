@@ -1,0 +1,119 @@
+"""``client.posts``: GET /posts, and helpers that make its inferred mode explicit.
+
+The service picks the mode from the parameters (spec 4.1); the helpers only choose
+which parameters are sent, so they cost the same single call as ``list``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from typing_extensions import Unpack
+
+from .. import _endpoints
+from .._params import CSV, DateTimeLike, IdType, Number, PostFilters, PostsListParams
+from ..models.post import Post
+from ..pagination import AsyncPage, SyncPage
+from ._base import AsyncResource, SyncResource
+
+__all__ = ["AsyncPosts", "Posts"]
+
+
+class Posts(SyncResource):
+    """GET /posts for the sync client."""
+
+    def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
+        """Posts matching ``params`` (every parameter of spec 4.1); iterate to page on."""
+        return self._client._get_page(_endpoints.posts_list(params))
+
+    def trending(self, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+        """Trending posts (``sort=trending`` unless another sort is given)."""
+        filters.setdefault("sort", "trending")
+        return self.list(**filters)
+
+    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+        """League mode: posts of one or more league codes (or ``"ALL"``)."""
+        filters["leagues"] = leagues
+        return self.list(**filters)
+
+    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+        """Posts across every league of the given parent sports (``soccer`` = ``football``)."""
+        filters["sports"] = sports
+        return self.list(**filters)
+
+    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+        """Team mode: up to 10 team ids in the ``id_type`` id system."""
+        return self.list(teams=teams, id_type=id_type, **filters)
+
+    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+        """Player mode: up to 100 player ids in the ``id_type`` id system."""
+        return self.list(players=players, id_type=id_type, **filters)
+
+    def nearby(
+        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFilters]
+    ) -> SyncPage[Post]:
+        """Nearby mode: posts geotagged within ``radius_km`` of a point."""
+        return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
+
+    def for_game(
+        self,
+        match: CSV,
+        start_time: DateTimeLike,
+        *,
+        include_pregame: Optional[bool] = None,
+        **filters: Unpack[PostFilters],
+    ) -> SyncPage[Post]:
+        """Game mode: posts of one game, given its two team ids and its start time."""
+        return self.list(
+            match=match, start_time=start_time, include_pregame=include_pregame, **filters
+        )
+
+
+class AsyncPosts(AsyncResource):
+    """GET /posts for the async client; pages are awaitable and async-iterable."""
+
+    def list(self, **params: Unpack[PostsListParams]) -> AsyncPage[Post]:
+        """Posts matching ``params``; ``await`` for one page or ``async for`` every post."""
+        return AsyncPage(self._client, _endpoints.posts_list(params))
+
+    def trending(self, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
+        """Trending posts (``sort=trending`` unless another sort is given)."""
+        filters.setdefault("sort", "trending")
+        return self.list(**filters)
+
+    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
+        """League mode: posts of one or more league codes (or ``"ALL"``)."""
+        filters["leagues"] = leagues
+        return self.list(**filters)
+
+    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
+        """Posts across every league of the given parent sports (``soccer`` = ``football``)."""
+        filters["sports"] = sports
+        return self.list(**filters)
+
+    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
+        """Team mode: up to 10 team ids in the ``id_type`` id system."""
+        return self.list(teams=teams, id_type=id_type, **filters)
+
+    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
+        """Player mode: up to 100 player ids in the ``id_type`` id system."""
+        return self.list(players=players, id_type=id_type, **filters)
+
+    def nearby(
+        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFilters]
+    ) -> AsyncPage[Post]:
+        """Nearby mode: posts geotagged within ``radius_km`` of a point."""
+        return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
+
+    def for_game(
+        self,
+        match: CSV,
+        start_time: DateTimeLike,
+        *,
+        include_pregame: Optional[bool] = None,
+        **filters: Unpack[PostFilters],
+    ) -> AsyncPage[Post]:
+        """Game mode: posts of one game, given its two team ids and its start time."""
+        return self.list(
+            match=match, start_time=start_time, include_pregame=include_pregame, **filters
+        )
