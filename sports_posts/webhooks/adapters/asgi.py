@@ -1,0 +1,97 @@
+"""ASGI adapters: a plain ASGI app (no framework needed) and a Starlette / FastAPI endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, MutableMapping
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..receiver import WebhookReceiver, WebhookResponse
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+__all__ = ["WebhookASGIApp", "starlette_endpoint", "starlette_response"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_NOT_ALLOWED = b'{"ok":false,"status":"method_not_allowed"}'
+
+
+class WebhookASGIApp:
+    """A complete ASGI app for the webhook URL; mount it anywhere or serve it alone.
+
+    Reads ``http.request`` messages into bytes itself, so no framework touches the body. As
+    the top-level app it answers ``lifespan`` by starting and closing the receiver.
+    """
+
+    def __init__(self, receiver: WebhookReceiver) -> None:
+        self.receiver = receiver
+
+    def __repr__(self) -> str:
+        return f"WebhookASGIApp({self.receiver!r})"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if scope.get("method") != "POST":
+            await _send(send, 405, _NOT_ALLOWED, [(b"allow", b"POST"), (b"content-type", b"application/json")])
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        response = await self.receiver.handle_async(b"".join(chunks), scope.get("headers", []))
+        await _send(send, response.status_code, response.body, _raw_headers(response))
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.receiver.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.receiver.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
+
+
+async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    headers = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def starlette_response(receiver: WebhookReceiver, request: Request) -> Response:
+    """Answer a Starlette or FastAPI request: ``await request.body()``, never ``request.json()``."""
+    from starlette.responses import Response
+
+    body = await request.body()
+    result = await receiver.handle_async(body, request.headers)
+    return Response(result.body, status_code=result.status_code, headers=dict(result.headers))
+
+
+def starlette_endpoint(receiver: WebhookReceiver) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint for ``Route(path, endpoint, methods=["POST"])`` or FastAPI's ``add_api_route``."""
+    from starlette.requests import Request
+
+    async def webhook_endpoint(request: Request) -> Response:
+        return await starlette_response(receiver, request)
+
+    # FastAPI reads the annotation to inject the request; make it a real class, not a string.
+    webhook_endpoint.__annotations__ = {"request": Request, "return": None}
+    return webhook_endpoint

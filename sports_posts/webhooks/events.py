@@ -1,0 +1,209 @@
+"""Typed breaking-news events of spec 6.3 and :func:`construct_event`, which verifies before parsing."""
+
+from typing import Any, ClassVar, Literal, Optional, Union
+
+from pydantic import Field, PrivateAttr, ValidationError
+
+from .._errors import WebhookPayloadError
+from ..models._base import SportsPostsModel, UTCDateTime
+from .signature import (
+    DELIVERY_HEADER,
+    SIGNATURE_HEADER,
+    Headers,
+    Payload,
+    Secret,
+    get_header,
+    verify_signature,
+)
+
+__all__ = [
+    "AltSource",
+    "BreakingNewsData",
+    "BreakingNewsEvent",
+    "BreakingNewsUpdateData",
+    "BreakingNewsUpdateEvent",
+    "NewsOrigin",
+    "NewsStatus",
+    "NewsType",
+    "TaggedEntity",
+    "WebhookEvent",
+    "construct_event",
+    "parse_event",
+]
+
+NewsStatus = Union[Literal["verified", "rumor", "confirmed"], str]
+"""Filter values are verified and rumor; the spec's sample shows confirmed (a discrepancy)."""
+NewsType = Union[
+    Literal[
+        "injury",
+        "trade",
+        "signing",
+        "cut",
+        "suspension",
+        "contract_extension",
+        "roster_move",
+        "return_from_injury",
+        "coaching_change",
+        "draft",
+        "other",
+    ],
+    str,
+]
+NewsOrigin = Union[Literal["breaking", "relaying"], str]
+MediaType = Union[Literal["image", "video", "photo", "gif", "animated_gif", "none", "text"], str]
+League = Union[
+    Literal[
+        "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
+        "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA",
+    ],
+    str,
+]
+
+
+class TaggedEntity(SportsPostsModel):
+    """A team or player tagged in a webhook payload: only ``service`` and ``name`` (spec 2.3)."""
+
+    service: Optional[int] = None
+    name: Optional[str] = None
+
+
+class AltSource(SportsPostsModel):
+    """A later outlet's report of the same story, attached instead of sent separately."""
+
+    post_url: Optional[str] = None
+    source: Optional[str] = None
+    news_attribution: Optional[str] = None
+    role: Optional[str] = None
+    """``alt`` in the spec's sample; other roles are kept as sent."""
+    text: Optional[str] = None
+    created_at: Optional[UTCDateTime] = None
+
+
+class _NewsData(SportsPostsModel):
+    """Fields both event kinds carry (spec 6.3, "the update payload carries ...")."""
+
+    id: str
+    """Post id; with the event kind, the de-duplication key across retries."""
+    post_url: str
+    text: str
+    league: League
+    news_type: NewsType
+    news_status: NewsStatus
+    event_id: str
+    """Story id shared by the first event and its updates."""
+    players: list[TaggedEntity] = Field(default_factory=list)
+    teams: list[TaggedEntity] = Field(default_factory=list)
+    alt_sources: list[AltSource] = Field(default_factory=list)
+    # Listed for the first report only; kept optional on both so a sparse update still parses.
+    media_type: Optional[MediaType] = None
+    created_at: Optional[UTCDateTime] = None
+    news_origin: Optional[NewsOrigin] = None
+    news_attribution: Optional[str] = None
+
+
+class BreakingNewsData(_NewsData):
+    """``data`` of a ``breaking_news`` event: the first report of a story."""
+
+    update_of: Optional[str] = None
+    whats_new: Optional[str] = None
+
+
+class BreakingNewsUpdateData(_NewsData):
+    """``data`` of a ``breaking_news.update`` event: key new information on a story."""
+
+    update_of: str
+    """The ``event_id`` of the original story."""
+    whats_new: Optional[str] = None
+    """Short summary of the new information (optional here so that a sparse update is not lost)."""
+
+
+class _Event(SportsPostsModel):
+    kind: ClassVar[str]
+    sent_at: UTCDateTime
+    _delivery_id: Optional[str] = PrivateAttr(default=None)
+
+    @property
+    def delivery_id(self) -> Optional[str]:
+        """``X-Service-Delivery`` of the attempt that brought this event; a retry has a new one."""
+        return self._delivery_id
+
+    @property
+    def dedupe_key(self) -> str:
+        """Event kind plus post id: the same on every retry, unlike ``delivery_id``."""
+        data: _NewsData = getattr(self, "data")  # noqa: B009 - each subclass types its own data
+        return f"{self.kind}:{data.id}"
+
+
+class BreakingNewsEvent(_Event):
+    """First report of a story (``event == "breaking_news"``)."""
+
+    kind: ClassVar[str] = "breaking_news"
+    event: Literal["breaking_news"] = "breaking_news"
+    data: BreakingNewsData
+
+
+class BreakingNewsUpdateEvent(_Event):
+    """A later post adding key new information to a story (``event == "breaking_news.update"``)."""
+
+    kind: ClassVar[str] = "breaking_news.update"
+    event: Literal["breaking_news.update"] = "breaking_news.update"
+    data: BreakingNewsUpdateData
+
+
+WebhookEvent = Union[BreakingNewsEvent, BreakingNewsUpdateEvent]
+"""Either event kind; narrow with ``isinstance`` or on ``event.event``."""
+
+_BY_KIND: "dict[str, type[WebhookEvent]]" = {
+    BreakingNewsEvent.kind: BreakingNewsEvent,
+    BreakingNewsUpdateEvent.kind: BreakingNewsUpdateEvent,
+}
+
+
+def parse_event(payload: Payload, delivery_id: Optional[str] = None) -> WebhookEvent:
+    """Parse a body that was already verified; the kind comes from the signed ``event`` field.
+
+    Raises :class:`WebhookPayloadError` for anything that is not an event of spec 6.3.
+    Never call it on bytes whose signature was not checked: use :func:`construct_event`.
+    """
+    import json
+
+    try:
+        document: Any = json.loads(bytes(payload) if not isinstance(payload, str) else payload)
+    except (ValueError, RecursionError, TypeError) as exc:
+        raise WebhookPayloadError(f"webhook body is not JSON: {type(exc).__name__}") from None
+    if not isinstance(document, dict):
+        raise WebhookPayloadError(f"webhook body is a JSON {type(document).__name__}, not an object")
+    kind = document.get("event")
+    cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        shown = repr(kind)[:60]
+        raise WebhookPayloadError(f"unknown webhook event {shown}; expected one of {sorted(_BY_KIND)}")
+    try:
+        event = cls.model_validate(document)
+    except (ValidationError, RecursionError, ValueError, TypeError) as exc:
+        raise WebhookPayloadError(f"{kind} payload does not match spec 6.3: {_summary(exc)}") from None
+    event._delivery_id = delivery_id
+    return event
+
+
+def construct_event(payload: Payload, headers: Headers, secret: Secret) -> WebhookEvent:
+    """Verify ``X-Service-Signature`` over the raw ``payload``, then parse it into a typed event.
+
+    ``headers`` is any mapping (or ASGI pairs); names match case-insensitively. The kind is
+    taken from the signed body, never from the unsigned ``X-Service-Event`` header. Raises
+    :class:`SignatureVerificationError` before looking at the bytes, and
+    :class:`WebhookPayloadError` when a correctly signed body is not an event.
+    """
+    verify_signature(payload, get_header(headers, SIGNATURE_HEADER), secret)
+    return parse_event(payload, get_header(headers, DELIVERY_HEADER))
+
+
+def _summary(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for error in exc.errors()[:3]:
+            loc = ".".join(str(part) for part in error.get("loc", ()))
+            parts.append(f"{loc or '<root>'}: {error.get('msg', 'invalid')}")
+        more = exc.error_count() - len(parts)
+        return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+    return type(exc).__name__

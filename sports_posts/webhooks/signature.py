@@ -1,0 +1,190 @@
+"""Sign and verify webhook bodies: GitHub's ``X-Hub-Signature-256`` scheme under spec 6.6's header.
+
+Every malformed input raises :class:`SignatureVerificationError`, never ``TypeError``,
+``ValueError`` or ``binascii.Error``: a forged or garbled header must become a 401, not a 500.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Optional, Union
+
+from .._errors import ParameterError, SignatureVerificationError
+
+__all__ = [
+    "DELIVERY_HEADER",
+    "EVENT_HEADER",
+    "SIGNATURE_HEADER",
+    "Headers",
+    "Payload",
+    "Secret",
+    "get_header",
+    "sign_payload",
+    "verify_signature",
+]
+
+SIGNATURE_HEADER = "X-Service-Signature"
+EVENT_HEADER = "X-Service-Event"
+DELIVERY_HEADER = "X-Service-Delivery"
+
+Payload = Union[bytes, bytearray, memoryview, str]
+"""The raw request body; a ``str`` is encoded UTF-8 (the service sends UTF-8 JSON)."""
+Secret = Union[str, bytes, Sequence[Union[str, bytes]]]
+"""One signing secret, or several during a rotation (any one may match)."""
+Headers = Union[
+    Mapping[str, str], Mapping[bytes, bytes], Iterable[tuple[str, str]], Iterable[tuple[bytes, bytes]]
+]
+"""Any mapping of header names to values, or ASGI-style pairs; names match case-insensitively."""
+
+# ASCII only: ``[0-9a-fA-F]`` never matches the Unicode digits that int() or str.isdigit() accept.
+_SIGNATURE = re.compile(r"sha256=([0-9a-fA-F]{64})")
+
+
+def _secret_keys(secret: object) -> list[bytes]:
+    """The secrets as HMAC keys; a bad secret is our customer's configuration error."""
+    if isinstance(secret, (str, bytes, bytearray)):
+        candidates: list[object] = [secret]
+    elif isinstance(secret, Sequence):
+        candidates = list(secret)
+    else:
+        raise ParameterError(
+            "secret must be a str, bytes or a sequence of them", parameter="secret"
+        )
+    keys: list[bytes] = []
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            key = candidate.encode("utf-8", "surrogatepass")
+        elif isinstance(candidate, (bytes, bytearray)):
+            key = bytes(candidate)
+        else:
+            raise ParameterError(
+                "secret must be a str, bytes or a sequence of them", parameter="secret"
+            )
+        if not key:
+            raise ParameterError("a signing secret must not be empty", parameter="secret")
+        keys.append(key)
+    if not keys:
+        raise ParameterError("at least one signing secret is needed", parameter="secret")
+    return keys
+
+
+def _payload_bytes(payload: object) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    if isinstance(payload, (bytearray, memoryview)):
+        return bytes(payload)
+    if isinstance(payload, str):
+        try:
+            return payload.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate cannot be part of a UTF-8 body the service signed.
+            raise SignatureVerificationError(
+                "payload is not valid UTF-8 text; pass the raw body bytes"
+            ) from None
+    raise SignatureVerificationError(
+        f"payload must be the raw request body (bytes), not {type(payload).__name__}; "
+        "a framework that parsed the JSON first breaks the signature"
+    )
+
+
+def _signature_digest(signature: object) -> bytes:
+    """The 32 bytes of a ``sha256=<64 hex>`` header value, or SignatureVerificationError."""
+    if signature is None:
+        raise SignatureVerificationError(f"missing {SIGNATURE_HEADER} header")
+    if isinstance(signature, (bytes, bytearray)):
+        try:
+            signature = bytes(signature).decode("ascii")
+        except UnicodeDecodeError:
+            raise SignatureVerificationError("malformed signature: not ASCII") from None
+    if not isinstance(signature, str):
+        raise SignatureVerificationError(
+            f"malformed signature: expected str, got {type(signature).__name__}"
+        )
+    if not signature:
+        raise SignatureVerificationError(f"empty {SIGNATURE_HEADER} header")
+    # HTTP strips optional whitespace around a field value; a framework may not have.
+    match = _SIGNATURE.fullmatch(signature.strip(" \t"))
+    if match is None:
+        raise SignatureVerificationError(
+            "malformed signature: expected 'sha256=' followed by 64 hex digits"
+        )
+    return bytes.fromhex(match.group(1))
+
+
+def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], secret: Secret) -> None:
+    """Check ``signature`` (the ``X-Service-Signature`` value) against the raw ``payload``.
+
+    ``secret`` may be a sequence during a key rotation; any one matching is enough. The
+    comparison is constant time over the 32 decoded bytes, so upper-case hex also matches.
+    Raises :class:`SignatureVerificationError` when the header is missing, malformed or
+    does not match, and :class:`ParameterError` when ``secret`` itself is unusable.
+    """
+    keys = _secret_keys(secret)
+    body = _payload_bytes(payload)
+    expected = _signature_digest(signature)
+    matched = False
+    for key in keys:
+        # Every key is tried, so the timing does not say which one of a rotation matched.
+        matched |= hmac.compare_digest(hmac.new(key, body, hashlib.sha256).digest(), expected)
+    if not matched:
+        raise SignatureVerificationError("signature does not match the payload")
+
+
+def sign_payload(payload: Payload, secret: Union[str, bytes]) -> str:
+    """The ``X-Service-Signature`` value the service would send for ``payload``: ``sha256=<hex>``.
+
+    For customers' own tests; takes one secret, the one the service signs with.
+    """
+    keys = _secret_keys(secret)
+    if len(keys) != 1 or not isinstance(secret, (str, bytes, bytearray)):
+        raise ParameterError("sign_payload takes exactly one secret", parameter="secret")
+    try:
+        body = _payload_bytes(payload)
+    except SignatureVerificationError as exc:
+        raise ParameterError(str(exc), parameter="payload") from None
+    return "sha256=" + hmac.new(keys[0], body, hashlib.sha256).hexdigest()
+
+
+def get_header(headers: object, name: str) -> Optional[str]:
+    """The value of header ``name`` (case-insensitive) from a mapping or ``(name, value)`` pairs.
+
+    Bytes are decoded Latin-1, as HTTP/1.1 and ASGI define them. A header that appears
+    more than once with different values yields ``None`` plus nothing to guess from:
+    callers treat it as missing. Never raises on odd input.
+    """
+    wanted = name.lower()
+    found: list[str] = []
+    try:
+        items: Iterable[object]
+        if isinstance(headers, Mapping):
+            items = headers.items()
+        elif headers is None or isinstance(headers, (str, bytes)):
+            return None
+        else:
+            items = headers  # type: ignore[assignment]
+        for item in items:
+            if not isinstance(item, tuple) or len(item) != 2:
+                continue
+            key, value = item
+            key_text = _text(key)
+            if key_text is None or key_text.lower() != wanted:
+                continue
+            value_text = _text(value)
+            if value_text is not None:
+                found.append(value_text)
+    except Exception:  # a customer's exotic mapping must not turn bad input into a 500
+        return None
+    if not found or any(value != found[0] for value in found):
+        return None
+    return found[0]
+
+
+def _text(value: object) -> Optional[str]:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("latin-1")
+    return None
