@@ -27,7 +27,7 @@ def sample_payload(event: str = "breaking_news", **data: Any) -> dict[str, Any]:
     """A spec 6.3 payload of kind ``event``; keyword arguments override fields of ``data``."""
     if event not in ("breaking_news", "breaking_news.update"):
         raise ParameterError("event must be breaking_news or breaking_news.update", parameter="event")
-    post_id = str(data.pop("id", "1790000000000000001"))
+    post_id = data.pop("id", "1790000000000000001")
     body: dict[str, Any] = {
         "id": post_id,
         "post_url": f"https://x.com/insider/status/{post_id}",

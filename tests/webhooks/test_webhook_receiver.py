@@ -1,0 +1,308 @@
+"""WebhookReceiver.handle: the answer is decided before the handler runs; bad input never escapes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from webhook_helpers import SECRET, signed
+
+from sports_posts import ParameterError
+from sports_posts.webhooks import (
+    BreakingNewsEvent,
+    MemoryDedupeStore,
+    SubscriptionFilter,
+    WebhookEvent,
+    WebhookReceiver,
+    sign_payload,
+)
+
+WAIT = 10.0  # a safety net for waiting on events, never a timed assertion
+
+
+class Recorder:
+    """A sync handler that records events and can be told to fail or to block."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.events: list[WebhookEvent] = []
+        self.failures = failures
+        self.gate = threading.Event()
+        self.gate.set()
+        self.started = threading.Event()
+
+    def __call__(self, event: WebhookEvent) -> None:
+        self.started.set()
+        assert self.gate.wait(WAIT)
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("downstream is down")
+        self.events.append(event)
+
+
+def test_accepted_event_answers_202_and_reaches_the_handler() -> None:
+    handler = Recorder()
+    with WebhookReceiver(SECRET, handler) as receiver:
+        request = signed(delivery_id="dlv_1")
+        response = receiver.handle(request.body, request.headers)
+        assert (response.status_code, response.status, response.ok) == (202, "accepted", True)
+        assert json.loads(response.body) == {"ok": True, "status": "accepted"}
+        assert ("content-type", "application/json") in response.headers
+        assert receiver.wait_idle(WAIT)
+    assert [e.delivery_id for e in handler.events] == ["dlv_1"]
+
+
+def test_missing_or_bad_signature_answers_401_and_the_handler_never_runs() -> None:
+    handler = Recorder()
+    with WebhookReceiver(SECRET, handler) as receiver:
+        request = signed()
+        unsigned = {k: v for k, v in request.headers.items() if k != "X-Service-Signature"}
+        forged = {**request.headers, "X-Service-Signature": sign_payload(request.body, "guess")}
+        garbled = {**request.headers, "X-Service-Signature": "sha256=\u0660" * 3}
+        for headers in (unsigned, forged, garbled):
+            response = receiver.handle(request.body, headers)
+            assert (response.status_code, response.status) == (401, "invalid_signature")
+        assert receiver.handle(request.body + b" ", request.headers).status_code == 401
+        assert receiver.wait_idle(WAIT)
+    assert handler.events == []
+
+
+def test_signed_body_that_does_not_parse_answers_400() -> None:
+    body = b'{"event": "breaking_news", "data": {}}'
+    with WebhookReceiver(SECRET, Recorder()) as receiver:
+        response = receiver.handle(body, {"X-Service-Signature": sign_payload(body, SECRET)})
+    assert (response.status_code, response.status) == (400, "invalid_payload")
+
+
+def test_a_retry_of_a_processed_story_answers_200_duplicate_and_is_not_handled_again() -> None:
+    handler = Recorder()
+    with WebhookReceiver(SECRET, handler) as receiver:
+        first = signed(delivery_id="dlv_1")
+        assert receiver.handle(first.body, first.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+        retry = signed(delivery_id="dlv_2")  # same payload, new delivery id
+        response = receiver.handle(retry.body, retry.headers)
+        assert (response.status_code, response.status) == (200, "duplicate")
+        assert receiver.wait_idle(WAIT)
+    assert [e.delivery_id for e in handler.events] == ["dlv_1"]
+
+
+def test_both_event_kinds_of_one_post_id_are_handled_separately() -> None:
+    handler = Recorder()
+    with WebhookReceiver(SECRET, handler) as receiver:
+        for kind in ("breaking_news", "breaking_news.update"):
+            request = signed(kind)
+            assert receiver.handle(request.body, request.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+    assert sorted(e.event for e in handler.events) == ["breaking_news", "breaking_news.update"]
+
+
+def test_the_answer_is_decided_before_a_slow_handler_finishes() -> None:
+    handler = Recorder()
+    handler.gate.clear()  # the handler blocks until the test lets it go
+    with WebhookReceiver(SECRET, handler) as receiver:
+        request = signed()
+        response = receiver.handle(request.body, request.headers)
+        assert response.status_code == 202
+        assert handler.started.wait(WAIT)
+        assert handler.events == []  # still running: the answer did not wait for it
+        in_flight = signed()
+        assert receiver.handle(in_flight.body, in_flight.headers).status_code == 409
+        handler.gate.set()
+        assert receiver.wait_idle(WAIT)
+    assert len(handler.events) == 1
+
+
+def test_a_retry_while_the_first_delivery_is_in_flight_answers_409_not_2xx() -> None:
+    # If the in-flight attempt then fails, the service's next retry must still be processed.
+    store = MemoryDedupeStore()
+    assert store.claim("breaking_news:1790000000000000001")
+    with WebhookReceiver(SECRET, Recorder(), store=store) as receiver:
+        request = signed()
+        response = receiver.handle(request.body, request.headers)
+    assert (response.status_code, response.status, response.ok) == (409, "in_progress", False)
+
+
+def test_a_handler_that_raises_releases_the_claim_so_the_next_retry_is_processed() -> None:
+    handler = Recorder(failures=1)
+    store = MemoryDedupeStore()
+    with WebhookReceiver(SECRET, handler, store=store) as receiver:
+        first = signed(delivery_id="dlv_1")
+        assert receiver.handle(first.body, first.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+        assert handler.events == []
+        retry = signed(delivery_id="dlv_2")
+        assert receiver.handle(retry.body, retry.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+        third = signed(delivery_id="dlv_3")
+        assert receiver.handle(third.body, third.headers).status == "duplicate"
+    assert [e.delivery_id for e in handler.events] == ["dlv_2"]
+
+
+def test_a_handler_failure_is_logged_on_the_sports_posts_webhooks_logger(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="sports_posts.webhooks")
+    with WebhookReceiver(SECRET, Recorder(failures=1)) as receiver:
+        request = signed()
+        receiver.handle(request.body, request.headers)
+        assert receiver.wait_idle(WAIT)
+    failures = [r for r in caplog.records if r.name == "sports_posts.webhooks" and r.levelno == logging.ERROR]
+    assert failures and "released for the next retry" in failures[0].getMessage()
+
+
+def test_secret_never_appears_in_repr_or_logs(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="sports_posts.webhooks")
+    secrets = ["whsec_old_never_show", "whsec_new_never_show"]
+    receiver = WebhookReceiver(secrets, Recorder(failures=1))
+    assert "never_show" not in repr(receiver)
+    assert "***" in repr(receiver)
+    request = signed(secret=secrets[1])
+    receiver.handle(request.body, request.headers)
+    receiver.handle(request.body, {**request.headers, "X-Service-Signature": "sha256=nope"})
+    receiver.handle(b"{}", {"X-Service-Signature": sign_payload(b"{}", secrets[0])})
+    receiver.close()
+    assert caplog.records
+    assert all("never_show" not in r.getMessage() and "never_show" not in str(r.exc_info) for r in caplog.records)
+
+
+def test_events_outside_the_filter_answer_200_ignored_without_running_the_handler() -> None:
+    handler = Recorder()
+    receiver = WebhookReceiver(SECRET, handler, filter=SubscriptionFilter(leagues=["NBA"]))
+    with receiver:
+        request = signed(league="NFL")
+        response = receiver.handle(request.body, request.headers)
+        assert (response.status_code, response.status) == (200, "ignored")
+        nba = signed(league="nba", id="2")
+        assert receiver.handle(nba.body, nba.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+    assert [e.data.league for e in handler.events] == ["nba"]
+
+
+class BrokenStore(MemoryDedupeStore):
+    def claim(self, key: str) -> bool:
+        raise ConnectionError("redis is down")
+
+
+def test_an_unavailable_store_answers_503_so_that_the_service_retries() -> None:
+    with WebhookReceiver(SECRET, Recorder(), store=BrokenStore()) as receiver:
+        request = signed()
+        response = receiver.handle(request.body, request.headers)
+    assert (response.status_code, response.ok) == (503, False)
+
+
+def test_an_async_handler_runs_as_a_task_under_handle_async() -> None:
+    seen: list[str] = []
+    loop_ids: list[int] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        loop_ids.append(id(asyncio.get_running_loop()))
+        await asyncio.sleep(0)
+        seen.append(event.dedupe_key)
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        response = await receiver.handle_async(request.body, request.headers)
+        assert response.status_code == 202
+        assert await receiver.wait_idle_async(WAIT)
+        assert loop_ids == [id(asyncio.get_running_loop())]  # a task on the app's own loop
+        again = await receiver.handle_async(request.body, request.headers)
+        assert again.status == "duplicate"
+        receiver.close()
+
+    asyncio.run(scenario())
+    assert seen == ["breaking_news:1790000000000000001"]
+
+
+def test_an_async_handler_that_raises_releases_the_claim() -> None:
+    calls: list[str | None] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        calls.append(event.delivery_id)
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, handler)
+        for delivery in ("dlv_1", "dlv_2", "dlv_3"):
+            request = signed(delivery_id=delivery)
+            await receiver.handle_async(request.body, request.headers)
+            assert await receiver.wait_idle_async(WAIT)
+        receiver.close()
+
+    asyncio.run(scenario())
+    assert calls == ["dlv_1", "dlv_2"]
+
+
+def test_a_sync_handler_under_handle_async_runs_in_the_thread_pool() -> None:
+    handler = Recorder()
+    names: list[str] = []
+
+    def record(event: WebhookEvent) -> None:
+        names.append(threading.current_thread().name)
+        handler(event)
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, record)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+        assert await receiver.wait_idle_async(WAIT)
+        receiver.close()
+
+    asyncio.run(scenario())
+    assert len(handler.events) == 1 and names[0].startswith("sports-posts-webhook")
+
+
+def test_an_async_handler_under_sync_handle_is_run_to_completion() -> None:
+    seen: list[BreakingNewsEvent] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        await asyncio.sleep(0)
+        assert isinstance(event, BreakingNewsEvent)
+        seen.append(event)
+
+    with WebhookReceiver(SECRET, handler) as receiver:
+        request = signed()
+        assert receiver.handle(request.body, request.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+    assert len(seen) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [({"secret": ""}, "secret"), ({"handler": "not callable"}, "handler"), ({"store": object()}, "store")],
+)
+def test_bad_constructor_arguments_are_parameter_errors(kwargs: dict[str, Any], parameter: str) -> None:
+    arguments: dict[str, Any] = {"secret": SECRET, "handler": Recorder(), **kwargs}
+    with pytest.raises(ParameterError) as info:
+        WebhookReceiver(arguments.pop("secret"), arguments.pop("handler"), **arguments)
+    assert info.value.parameter == parameter
+
+
+_FUZZ_RECEIVER = WebhookReceiver(SECRET, lambda event: None)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    body=st.one_of(st.binary(max_size=300), st.text(max_size=300), st.none(), st.integers()),
+    headers=st.one_of(
+        st.dictionaries(st.sampled_from(["X-Service-Signature", "x-service-delivery", "X-Other"]),
+                        st.text(max_size=80), max_size=3),
+        st.lists(st.tuples(st.binary(max_size=20), st.binary(max_size=80)), max_size=3),
+        st.none(),
+        st.text(max_size=10),
+    ),
+    sign=st.booleans(),
+)
+def test_fuzzed_requests_never_raise_and_never_answer_500(body: Any, headers: Any, sign: bool) -> None:
+    if sign and isinstance(body, (bytes, str)):
+        raw = body.encode("utf-8", "replace") if isinstance(body, str) else body
+        headers = {"X-Service-Signature": sign_payload(raw, SECRET)}
+        body = raw
+    response = _FUZZ_RECEIVER.handle(body, headers)
+    assert response.status_code in (200, 202, 400, 401, 409)
+    assert response.status_code != 202 or sign

@@ -1,0 +1,162 @@
+"""verify_signature / sign_payload: GitHub's X-Hub-Signature-256 scheme under X-Service-Signature."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sports_posts import ParameterError, SignatureVerificationError
+from sports_posts.webhooks import sign_payload, verify_signature
+
+GITHUB_SECRET = "It's a Secret to Everybody"
+GITHUB_PAYLOAD = "Hello, World!"
+GITHUB_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+BODY = b'{"event":"breaking_news","data":{"id":"1"}}'
+SECRET = "s3cret"
+
+
+def test_githubs_published_example_verifies() -> None:
+    verify_signature(GITHUB_PAYLOAD.encode(), GITHUB_SIGNATURE, GITHUB_SECRET)
+    verify_signature(GITHUB_PAYLOAD, GITHUB_SIGNATURE, GITHUB_SECRET)
+    verify_signature(bytearray(GITHUB_PAYLOAD.encode()), GITHUB_SIGNATURE.encode(), GITHUB_SECRET.encode())
+
+
+def test_sign_payload_reproduces_githubs_published_example() -> None:
+    assert sign_payload(GITHUB_PAYLOAD, GITHUB_SECRET) == GITHUB_SIGNATURE
+    assert sign_payload(GITHUB_PAYLOAD.encode(), GITHUB_SECRET.encode()) == GITHUB_SIGNATURE
+
+
+def test_str_payload_is_encoded_utf8_before_hashing() -> None:
+    text = '{"text":"Mbappé ⚽ — signé"}'
+    expected = "sha256=" + hmac.new(SECRET.encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+    assert sign_payload(text, SECRET) == expected
+    verify_signature(text, expected, SECRET)
+    verify_signature(text.encode("utf-8"), expected, SECRET)
+
+
+def test_upper_case_hex_digits_match_because_the_bytes_are_compared() -> None:
+    prefix, digest = GITHUB_SIGNATURE.split("=")
+    verify_signature(GITHUB_PAYLOAD, f"{prefix}={digest.upper()}", GITHUB_SECRET)
+
+
+def test_surrounding_http_whitespace_is_ignored() -> None:
+    verify_signature(GITHUB_PAYLOAD, f" {GITHUB_SIGNATURE}\t", GITHUB_SECRET)
+
+
+def test_a_changed_byte_of_the_payload_fails() -> None:
+    with pytest.raises(SignatureVerificationError, match="does not match"):
+        verify_signature(GITHUB_PAYLOAD + " ", GITHUB_SIGNATURE, GITHUB_SECRET)
+
+
+def test_a_wrong_secret_fails() -> None:
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(GITHUB_PAYLOAD, GITHUB_SIGNATURE, "another secret")
+
+
+def test_rotation_any_of_several_secrets_may_match() -> None:
+    signature = sign_payload(BODY, "new-secret")
+    verify_signature(BODY, signature, ["old-secret", "new-secret"])
+    verify_signature(BODY, signature, ("new-secret", b"old-secret"))
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(BODY, signature, ["old-secret", "older-secret"])
+
+
+_VALID_HEX = GITHUB_SIGNATURE[len("sha256="):]
+MALFORMED: list[tuple[str, Any]] = [
+    ("none", None),
+    ("empty", ""),
+    ("empty bytes", b""),
+    ("prefix only", "sha256="),
+    ("no prefix", _VALID_HEX),
+    ("sha1 prefix", "sha1=" + _VALID_HEX[:40]),
+    ("sha512 prefix", "sha512=" + _VALID_HEX),
+    ("upper-case prefix", "SHA256=" + _VALID_HEX),
+    ("colon instead of equals", "sha256:" + _VALID_HEX),
+    ("63 hex digits", "sha256=" + _VALID_HEX[:-1]),
+    ("65 hex digits", "sha256=" + _VALID_HEX + "0"),
+    ("odd non-hex letter", "sha256=" + _VALID_HEX[:-1] + "g"),
+    ("all non-hex", "sha256=" + "z" * 64),
+    ("arabic-indic digits", "sha256=" + "\u0660" * 64),
+    ("fullwidth digits", "sha256=" + "\uff10" * 64),
+    ("non-ASCII tail", GITHUB_SIGNATURE + "é"),
+    ("non-ASCII bytes", b"sha256=" + b"\xff" * 64),
+    ("two signatures", GITHUB_SIGNATURE + "," + GITHUB_SIGNATURE),
+    ("inner space", "sha256= " + _VALID_HEX),
+    ("newline inside", "sha256=" + _VALID_HEX[:32] + "\n" + _VALID_HEX[32:]),
+    ("nul byte", GITHUB_SIGNATURE + "\x00"),
+    ("int", 12345),
+    ("list", [GITHUB_SIGNATURE]),
+    ("dict", {"sha256": _VALID_HEX}),
+]
+
+
+@pytest.mark.parametrize("signature", [m[1] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
+def test_every_malformed_signature_raises_signature_verification_error(signature: Any) -> None:
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(GITHUB_PAYLOAD, signature, GITHUB_SECRET)
+
+
+def test_missing_signature_says_missing() -> None:
+    with pytest.raises(SignatureVerificationError, match="missing X-Service-Signature"):
+        verify_signature(BODY, None, SECRET)
+
+
+@pytest.mark.parametrize("payload", [None, 42, {"event": "breaking_news"}, ["x"], "\ud800"])
+def test_a_payload_that_is_not_raw_bytes_raises_signature_verification_error(payload: Any) -> None:
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(payload, GITHUB_SIGNATURE, GITHUB_SECRET)
+
+
+def test_a_parsed_dict_payload_names_the_framework_mistake() -> None:
+    with pytest.raises(SignatureVerificationError, match="raw request body"):
+        verify_signature({"event": "breaking_news"}, GITHUB_SIGNATURE, GITHUB_SECRET)
+
+
+@pytest.mark.parametrize("secret", [None, "", b"", [], [""], 42, [42]])
+def test_an_unusable_secret_is_a_parameter_error_of_the_caller(secret: Any) -> None:
+    with pytest.raises(ParameterError):
+        verify_signature(BODY, sign_payload(BODY, SECRET), secret)
+
+
+def test_sign_payload_takes_exactly_one_secret() -> None:
+    with pytest.raises(ParameterError):
+        sign_payload(BODY, ["a", "b"])  # type: ignore[arg-type]
+
+
+def test_errors_never_contain_the_secret() -> None:
+    secret = "very-secret-value-123"
+    for signature in (None, "sha256=" + "0" * 64, "garbage"):
+        with pytest.raises(SignatureVerificationError) as info:
+            verify_signature(BODY, signature, secret)
+        assert secret not in str(info.value)
+        assert secret not in repr(info.value)
+
+
+@given(
+    payload=st.one_of(st.binary(max_size=256), st.text(max_size=256), st.none(), st.integers()),
+    signature=st.one_of(
+        st.none(),
+        st.text(max_size=80),
+        st.binary(max_size=80),
+        st.text(alphabet="0123456789abcdefABCDEFxyz=\u0660\uff10 ", max_size=72).map(lambda s: "sha256=" + s),
+        st.integers(),
+    ),
+)
+def test_fuzzed_inputs_only_ever_raise_signature_verification_error(payload: Any, signature: Any) -> None:
+    try:
+        verify_signature(payload, signature, SECRET)
+    except SignatureVerificationError:
+        pass
+
+
+@given(payload=st.binary(max_size=512), secret=st.text(min_size=1, max_size=40))
+def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, secret: str) -> None:
+    signature = sign_payload(payload, secret)
+    verify_signature(payload, signature, secret)
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(payload + b"x", signature, secret)

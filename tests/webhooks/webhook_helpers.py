@@ -1,0 +1,28 @@
+"""Helpers of the webhook tests: a secret, signed requests, a clock moved by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sports_posts.webhooks import SignedRequest, build_test_request, sample_payload
+
+SECRET = "whsec_test_0123456789"
+
+
+class FakeClock:
+    """A clock the test moves by hand, so leases and expiry need no real sleeps."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def signed(event: str = "breaking_news", *, secret: str = SECRET, delivery_id: str | None = None,
+           **data: Any) -> SignedRequest:
+    """A request as the service sends it; each call is a new delivery unless ``delivery_id`` is given."""
+    return build_test_request(sample_payload(event, **data), secret, delivery_id=delivery_id)
