@@ -8,6 +8,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import os
+import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,7 @@ from typing import Any, Callable, Generic, Literal, Optional, TypeVar, Union
 
 import httpx
 from pydantic import ValidationError
-from tenacity import RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import RetryCallState, retry_if_exception, stop_after_attempt
 
 from ._errors import (
     APIConnectionError,
@@ -242,7 +243,11 @@ def is_retryable(exc: BaseException) -> bool:
     return False
 
 
-_backoff = wait_exponential_jitter(initial=BACKOFF_INITIAL, max=BACKOFF_MAX, jitter=BACKOFF_INITIAL)
+def backoff(attempt: int) -> float:
+    """Exponential backoff with jitter after failed attempt ``attempt`` (1-based), capped:
+    0.5 s, 1 s, 2 s, ... up to 8 s, each plus up to half the base at random."""
+    base: float = min(BACKOFF_MAX, BACKOFF_INITIAL * 2.0 ** max(0, attempt - 1))
+    return min(BACKOFF_MAX, base + random.uniform(0, BACKOFF_INITIAL))
 
 
 def retry_wait(state: RetryCallState) -> float:
@@ -250,7 +255,7 @@ def retry_wait(state: RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome is not None else None
     if isinstance(exc, APIStatusError) and exc.retry_after is not None:
         return min(exc.retry_after, MAX_RETRY_AFTER)
-    return float(_backoff(state))
+    return backoff(state.attempt_number)
 
 
 def _log_retry(state: RetryCallState) -> None:

@@ -58,6 +58,9 @@ class SyncPage(Generic[T]):
     def iter_pages(self, *, max_pages: Optional[int] = None) -> Iterator[SyncPage[T]]:
         """This page, then each next one as it is reached; ``max_pages`` caps the calls."""
         _check_guard("max_pages", max_pages)
+        return self._iter_pages(max_pages)
+
+    def _iter_pages(self, max_pages: Optional[int]) -> Iterator[SyncPage[T]]:
         page: Optional[SyncPage[T]] = self
         count = 0
         while page is not None:
@@ -70,8 +73,11 @@ class SyncPage(Generic[T]):
     def iter_items(self, *, max_items: Optional[int] = None, max_pages: Optional[int] = None) -> Iterator[T]:
         """Every item from this page on, stopping at ``max_items`` or after ``max_pages``."""
         _check_guard("max_items", max_items)
+        return self._iter_items(max_items, self.iter_pages(max_pages=max_pages))
+
+    def _iter_items(self, max_items: Optional[int], pages: Iterator[SyncPage[T]]) -> Iterator[T]:
         seen = 0
-        for page in self.iter_pages(max_pages=max_pages):
+        for page in pages:
             for item in page.items:
                 if max_items is not None and seen >= max_items:
                     return
@@ -139,9 +145,12 @@ class AsyncPage(Generic[T]):
         call = _next_call(self._call, self.pagination, len(self.items))
         return None if call is None else await AsyncPage[T](self._client, call)
 
-    async def iter_pages(self, *, max_pages: Optional[int] = None) -> AsyncIterator[AsyncPage[T]]:
+    def iter_pages(self, *, max_pages: Optional[int] = None) -> AsyncIterator[AsyncPage[T]]:
         """This page, then each next one as it is reached; ``max_pages`` caps the calls."""
         _check_guard("max_pages", max_pages)
+        return self._iter_pages(max_pages)
+
+    async def _iter_pages(self, max_pages: Optional[int]) -> AsyncIterator[AsyncPage[T]]:
         page: Optional[AsyncPage[T]] = await self._load()
         count = 0
         while page is not None:
@@ -151,11 +160,14 @@ class AsyncPage(Generic[T]):
                 return
             page = await page.next_page()
 
-    async def iter_items(self, *, max_items: Optional[int] = None, max_pages: Optional[int] = None) -> AsyncIterator[T]:
+    def iter_items(self, *, max_items: Optional[int] = None, max_pages: Optional[int] = None) -> AsyncIterator[T]:
         """Every item from this page on, stopping at ``max_items`` or after ``max_pages``."""
         _check_guard("max_items", max_items)
+        return self._iter_items(max_items, self.iter_pages(max_pages=max_pages))
+
+    async def _iter_items(self, max_items: Optional[int], pages: AsyncIterator[AsyncPage[T]]) -> AsyncIterator[T]:
         seen = 0
-        async for page in self.iter_pages(max_pages=max_pages):
+        async for page in pages:
             for item in page.items:
                 if max_items is not None and seen >= max_items:
                     return

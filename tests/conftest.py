@@ -75,3 +75,24 @@ def redis_client(redis_url: str) -> Iterator[object]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture(autouse=True)
+def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every wait the clients' retry loops ask for, recorded instead of slept.
+
+    Autouse: the suite never sleeps for real between retries.
+    """
+    import sports_posts._client as client_module
+
+    waits: list[float] = []
+
+    def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def fake_async_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(client_module, "_sleep", fake_sleep)
+    monkeypatch.setattr(client_module, "_async_sleep", fake_async_sleep)
+    return waits

@@ -1,0 +1,139 @@
+"""Models accept the union of both documented shapes and name what they cannot parse."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+import respx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sports_posts as sp
+from sports_posts.models.post import Post
+
+from .conftest import Runner, page, post
+
+NESTED = {
+    "id": "1790000000000000001",
+    "post_url": "https://x.example/p/1",
+    "text": "Breaking: trade done",
+    "created_at": "2024-05-01T08:00:00-04:00",
+    "author": {"username": "wojespn", "name": "Adrian", "profile_image_url": "https://img/1.png", "verified": True},
+    "league": "NBA",
+    "media_type": "photo",
+    "teams": [{"provider1_guid_id": "s:1~l:46~t:1", "service_id": 1, "name": "Celtics"}],
+    "players": [{"provider1_guid_id": "0d5c4e7a-0000-4000-8000-000000000001", "service_id": 7, "name": "Tatum"}],
+    "media": [{"type": "animated_gif", "url": "https://m/1.gif", "preview_image_url": "https://m/1.jpg",
+               "width": 640, "height": 360, "duration_ms": 4000}],
+}
+
+
+def test_flat_author_builds_the_nested_one() -> None:
+    p = Post.model_validate(post(author_username="nflnews", author_id="42"))
+    assert p.author is not None and p.author.username == "nflnews"
+    assert p.author_username == "nflnews" and p.author_id == "42"
+
+
+def test_nested_author_fills_the_flat_one() -> None:
+    p = Post.model_validate(NESTED)
+    assert p.author_username == "wojespn"
+    assert p.author is not None and p.author.verified is True and p.author.name == "Adrian"
+    assert p.teams[0].provider1_guid_id == "s:1~l:46~t:1" and p.players[0].service_id == 7
+    assert p.media[0].type == "animated_gif" and p.media[0].duration_ms == 4000
+
+
+def test_both_author_forms_given_are_both_kept() -> None:
+    p = Post.model_validate({**NESTED, "author_username": "other", "author_id": "9"})
+    assert p.author_username == "other" and p.author is not None and p.author.username == "wojespn"
+
+
+@pytest.mark.parametrize("media_type", ["image", "video", "none", "photo", "gif", "animated_gif", "text", "hologram"])
+def test_media_type_accepts_both_vocabularies_and_new_values(media_type: str) -> None:
+    assert Post.model_validate(post(media_type=media_type)).media_type == media_type
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["2024-05-01T12:00:00Z", "2024-05-01T12:00:00+00:00", "2024-05-01T14:00:00+02:00",
+     "2024-05-01T07:00:00-05:00", "2024-05-01T12:00:00.000Z", "2024-05-01T12:00:00"],
+)
+def test_timestamps_with_any_offset_become_aware_utc(stamp: str) -> None:
+    created = Post.model_validate(post(created_at=stamp)).created_at
+    assert created == datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
+    assert created.utcoffset() is not None and created.tzinfo == timezone.utc
+
+
+@pytest.mark.parametrize("limit", [10, 20, 50, 100])
+def test_both_documented_limits_parse(limit: int) -> None:
+    body = sp.PostsResponse.model_validate(page([post()], limit=limit))
+    assert body.pagination.limit == limit
+
+
+def test_unknown_fields_are_kept() -> None:
+    p = Post.model_validate(post(sentiment="positive", media=[{"type": "video", "codec": "av1"}]))
+    assert p.model_extra == {"sentiment": "positive"}
+    assert p.media[0].model_extra == {"codec": "av1"}
+
+
+def test_lenient_where_the_wire_varies() -> None:
+    p = Post.model_validate({"id": 17, "created_at": "2024-05-01T12:00:00Z", "teams": None, "like_count": "12"})
+    assert p.id == "17" and p.teams == [] and p.like_count == 12
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (page([post(created_at="not a date")]), "items.0.created_at"),
+        (page([post(), {"text": "no id"}]), "items.1.id"),
+        ({"pagination": {"page": "first"}, "items": []}, "pagination.page"),
+        ({"items": "nope"}, "items"),
+    ],
+)
+def test_a_2xx_body_that_does_not_parse_names_the_field(
+    runner: Runner, api: respx.MockRouter, body: Any, field: str
+) -> None:
+    api.get("/posts").respond(200, json=body)
+    with pytest.raises(sp.APIResponseValidationError) as info:
+        runner.run(lambda c: c.posts.list())
+    assert info.value.field == field
+    assert field in str(info.value)
+    assert info.value.body is not None and json.loads(info.value.body) == body  # nothing lost
+
+
+@pytest.mark.parametrize("content", [b"<html>OK</html>", b"", b'{"items": [', b"\xff\xfe", b"[]", b"null"])
+def test_garbage_2xx_bodies_raise_response_validation_error(
+    runner: Runner, api: respx.MockRouter, content: bytes
+) -> None:
+    api.get("/account/information").respond(200, content=content)
+    with pytest.raises(sp.APIResponseValidationError):
+        runner.run(lambda c: c.account.information())
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=20,
+)
+_post_like = st.fixed_dictionaries(
+    {"id": st.one_of(st.text(max_size=5), st.integers(), st.none())},
+    optional=dict.fromkeys(("created_at", "author", "author_username", "teams", "media", "media_type", "like_count"), _json),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_json, st.fixed_dictionaries({"pagination": _json, "items": st.lists(_post_like, max_size=3)})))
+def test_arbitrary_json_parses_or_raises_a_typed_error(body: Any) -> None:
+    import httpx
+
+    from sports_posts._endpoints import posts_list
+    from sports_posts._transport import parse_response
+
+    response = httpx.Response(200, content=json.dumps(body).encode())
+    try:
+        result = parse_response(posts_list({}), response)
+    except sp.APIResponseValidationError:
+        return
+    assert isinstance(result, sp.PostsResponse)
