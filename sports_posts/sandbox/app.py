@@ -1,0 +1,353 @@
+"""The sandbox's HTTP layer: starlette routes, auth, plans, quotas and chaos, kept thin.
+
+The service lives under ``/v1``; sandbox-only admin routes live under ``/_sandbox`` (no
+API key: the server binds to 127.0.0.1 only).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .accounts import Account, billing_period
+from .config import ChaosSettings
+from .errors import ApiError, error_body
+from .ids import ids_response
+from .query import parse_posts_query, run_posts_query
+from .world import isoformat
+
+if TYPE_CHECKING:
+    from .server import Sandbox
+
+__all__ = ["DEPRECATED_ROUTES", "ChaosMiddleware", "create_app"]
+
+DEPRECATED_ROUTES = ("leagues", "teams", "players", "nearby", "games", "trending")
+"""The per-mode routes ``/posts/<mode>`` that answer 410 (spec 4.1, 9)."""
+
+_PROXY_PAGE = (
+    "<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n"
+    "<center><h1>{status} {reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+)
+_PORTAL_PAGE = (
+    "<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
+    "<body><h1>Checking your connection</h1><p>This page is served by a network appliance, "
+    "not by the API.</p></body></html>"
+)
+
+
+def _json(status: int, body: Any, headers: Optional[dict[str, str]] = None) -> Response:
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _error(exc: ApiError) -> Response:
+    return _json(exc.status, exc.body(), exc.headers)
+
+
+class _Chaos:
+    """Draws one chaos outcome per request from a seeded RNG (deterministic for a request order)."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(f"{seed}:chaos")
+        self._lock = threading.Lock()
+
+    def draw(self, settings: ChaosSettings) -> tuple[Optional[str], bool]:
+        with self._lock:
+            roll, slow_roll = self._rng.random(), self._rng.random()
+        slow = slow_roll < settings.slow_rate
+        edge = 0.0
+        for outcome, rate in settings.failure_rates:
+            edge += rate
+            if roll < edge:
+                return outcome, slow
+        return None, slow
+
+
+async def _send_raw(send: Send, status: int, body: bytes, content_type: str,
+                    headers: Optional[dict[str, str]] = None) -> None:
+    raw_headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]
+    raw_headers += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _drop(send: Send) -> bool:
+    """Close the client's connection without an answer (uvicorn's h11 cycle exposes its transport)."""
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    if transport is None:
+        return False
+    transport.close()
+    # Marking the cycle disconnected stops uvicorn from writing its own 500 after we return.
+    cycle.disconnected = True  # type: ignore[union-attr]
+    return True
+
+
+class ChaosMiddleware:
+    """Raw ASGI middleware that injects the failures of :class:`ChaosSettings` on /v1 routes."""
+
+    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+        self.app = app
+        self.sandbox = sandbox
+        self.chaos = _Chaos(sandbox.seed)
+
+    def _settings(self, scope: Scope) -> Optional[ChaosSettings]:
+        authorization = None
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                authorization = value.decode("latin-1")
+        if authorization is not None:
+            try:
+                account = self.sandbox.accounts.authenticate(authorization)
+            except ApiError:
+                account = None
+            if account is not None and account.config.chaos is not None:
+                return account.config.chaos
+        return self.sandbox.chaos
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/v1/") or scope["path"].endswith("openapi.json"):
+            await self.app(scope, receive, send)
+            return
+        settings = self._settings(scope)
+        if settings is None or not settings.enabled:
+            await self.app(scope, receive, send)
+            return
+        outcome, slow = self.chaos.draw(settings)
+        if slow:
+            await asyncio.sleep(settings.slow_seconds)
+        retry_after = {"Retry-After": str(settings.retry_after)}
+        if outcome is None:
+            await self.app(scope, receive, send)
+        elif outcome == "drop":
+            if not _drop(send):
+                raise ConnectionAbortedError("chaos: dropped connection")
+        elif outcome == "429":
+            body = json.dumps(error_body("RATE_LIMITED", "Too many requests (sandbox chaos)")).encode()
+            await _send_raw(send, 429, body, "application/json", retry_after)
+        elif outcome == "500":
+            body = json.dumps(error_body("INTERNAL_ERROR", "Internal error (sandbox chaos)")).encode()
+            await _send_raw(send, 500, body, "application/json")
+        elif outcome == "503":
+            body = json.dumps(error_body("SERVICE_UNAVAILABLE", "Service unavailable (sandbox chaos)")).encode()
+            await _send_raw(send, 503, body, "application/json", retry_after)
+        elif outcome in ("502", "504"):
+            reason = "Bad Gateway" if outcome == "502" else "Gateway Time-out"
+            page = _PROXY_PAGE.format(status=outcome, reason=reason).encode()
+            await _send_raw(send, int(outcome), page, "text/html")
+        elif outcome == "html":
+            await _send_raw(send, 200, _PORTAL_PAGE.encode(), "text/html; charset=utf-8")
+        elif outcome == "malformed":
+            body = b'{"ok": true, "data": {"posts": "unavailable"}, "items": null}'
+            await _send_raw(send, 200, body, "application/json")
+        else:  # truncated: the real answer, cut in half, with a consistent Content-Length
+            captured: list[Message] = []
+
+            async def capture(message: Message) -> None:
+                captured.append(message)
+
+            await self.app(scope, receive, capture)
+            start = next(m for m in captured if m["type"] == "http.response.start")
+            body = b"".join(m.get("body", b"") for m in captured if m["type"] == "http.response.body")
+            await _send_raw(send, int(start["status"]), body[: max(1, len(body) // 2)], "application/json")
+
+
+def create_app(sandbox: Sandbox) -> ASGIApp:
+    """The ASGI application of one sandbox."""
+    accounts = sandbox.accounts
+    world = sandbox.world
+
+    def guarded(counted: bool = True, inactive_ok: bool = False) -> Callable[
+        [Callable[[Request, Account], Awaitable[Response]]], Callable[[Request], Awaitable[Response]]
+    ]:
+        def decorate(
+            handler: Callable[[Request, Account], Awaitable[Response]]
+        ) -> Callable[[Request], Awaitable[Response]]:
+            async def endpoint(request: Request) -> Response:
+                try:
+                    account = accounts.authenticate(request.headers.get("authorization"))
+                    if not (inactive_ok and not account.config.active):
+                        accounts.admit(account, sandbox.now(), counted=counted)
+                    return await handler(request, account)
+                except ApiError as exc:
+                    return _error(exc)
+                except Exception:  # a bug in the sandbox still answers in the spec's shape
+                    return _json(500, error_body("INTERNAL_ERROR", "Internal error in the sandbox"))
+
+            return endpoint
+
+        return decorate
+
+    def allowed(account: Account) -> Optional[frozenset[str]]:
+        return account.config.leagues
+
+    @guarded()
+    async def posts(request: Request, account: Account) -> Response:
+        query = parse_posts_query(dict(request.query_params), world.leagues)
+        now = sandbox.now()
+        result = run_posts_query(world, query, now, allowed(account))
+        shape = sandbox.author_shape
+        return _json(200, {"pagination": result.pagination(), "items": [p.to_wire(shape) for p in result.items]})
+
+    @guarded(counted=False)
+    async def deprecated(request: Request, account: Account) -> Response:
+        mode = request.path_params["mode"]
+        if mode not in DEPRECATED_ROUTES:
+            raise ApiError(404, "NOT_FOUND", f"No route GET /posts/{mode}")
+        raise ApiError(410, "GONE", f"GET /posts/{mode} is deprecated; use GET /posts (the mode is inferred from the parameters)")
+
+    @guarded(counted=False, inactive_ok=True)
+    async def information(request: Request, account: Account) -> Response:
+        start, end = billing_period(sandbox.now())
+        config = account.config
+        return _json(200, {
+            "company": {"name": config.company, "plan": config.plan,
+                        "subscription_status": "active" if config.active else "inactive"},
+            "billing_cycle": {"current_period_start": start.isoformat(), "current_period_end": end.isoformat()},
+            "usage": {"current_calls": account.calls if account.period_start == start else 0},
+        })
+
+    @guarded()
+    async def x_ids(request: Request, account: Account) -> Response:
+        now = sandbox.now()
+        return _json(200, {"ids_to_delete": [p.id for p in world.deleted_posts(now)], "as_of": isoformat(now)})
+
+    @guarded()
+    async def ids(request: Request, account: Account) -> Response:
+        return _json(200, ids_response(world, dict(request.query_params), sandbox.now(), allowed(account)))
+
+    async def openapi(request: Request) -> Response:
+        return _json(200, sandbox.openapi())
+
+    # -- admin routes ----------------------------------------------------------------
+
+    def admin(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                result = await handler(request)
+            except (ValueError, TypeError, KeyError) as exc:
+                return _json(400, error_body("INVALID_PARAMETER", str(exc).strip("'\"")))
+            if isinstance(result, Response):
+                return result
+            return _json(200, result)
+
+        return endpoint
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        if not raw:
+            return {}
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("the body must be a JSON object")
+        return data
+
+    @admin
+    async def admin_state(request: Request) -> Any:
+        return sandbox.state()
+
+    @admin
+    async def admin_subscriptions(request: Request) -> Any:
+        if request.method == "GET":
+            return {"items": [s.to_public() for s in sandbox.sender.subscriptions.values()]}
+        data = await body_of(request)
+        sub = sandbox.subscribe(
+            str(data["url"]), str(data["secret"]), leagues=data.get("leagues"),
+            news_types=data.get("news_types"), news_statuses=data.get("news_statuses"),
+            news_origins=data.get("news_origins"),
+        )
+        return _json(201, sub.to_public())
+
+    @admin
+    async def admin_subscription(request: Request) -> Any:
+        sandbox.unsubscribe(request.path_params["sub_id"])
+        return {"ok": True}
+
+    @admin
+    async def admin_events(request: Request) -> Any:
+        data = await body_of(request)
+        event = data.pop("event", "breaking_news")
+        if event == "breaking_news":
+            payload = sandbox.send_breaking_news(**data)
+        elif event == "breaking_news.update":
+            payload = sandbox.send_update(**data)
+        else:
+            raise ValueError(f"unknown event kind {event!r}")
+        return _json(202, payload)
+
+    @admin
+    async def admin_deliveries(request: Request) -> Any:
+        return {"items": [a.to_public() for a in sandbox.deliveries]}
+
+    @admin
+    async def admin_advance(request: Request) -> Any:
+        data = await body_of(request)
+        now = sandbox.advance(float(data.get("seconds", 0)))
+        return {"now": isoformat(now)}
+
+    @admin
+    async def admin_posts(request: Request) -> Any:
+        data = await body_of(request)
+        post = sandbox.publish_post(**data)
+        return _json(201, post.to_wire(sandbox.author_shape))
+
+    @admin
+    async def admin_post(request: Request) -> Any:
+        post = sandbox.delete_post(request.path_params["post_id"])
+        return {"ok": True, "id": post.id}
+
+    @admin
+    async def admin_keys(request: Request) -> Any:
+        data = await body_of(request)
+        leagues = data.pop("leagues", None)
+        key = sandbox.add_key(leagues=leagues, **data)
+        return _json(201, {"api_key": key})
+
+    @admin
+    async def admin_chaos(request: Request) -> Any:
+        data = await body_of(request)
+        key = data.pop("key", None)
+        sandbox.set_chaos(ChaosSettings(**data) if data else None, key=key)
+        return {"ok": True}
+
+    routes = [
+        Route("/v1/posts", posts, methods=["GET"]),
+        Route("/v1/posts/{mode}", deprecated, methods=["GET"]),
+        Route("/v1/account/information", information, methods=["GET"]),
+        Route("/v1/account/x-ids", x_ids, methods=["GET"]),
+        Route("/v1/ids", ids, methods=["GET"]),
+        Route("/v1/openapi.json", openapi, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/_sandbox/state", admin_state, methods=["GET"]),
+        Route("/_sandbox/subscriptions", admin_subscriptions, methods=["GET", "POST"]),
+        Route("/_sandbox/subscriptions/{sub_id}", admin_subscription, methods=["DELETE"]),
+        Route("/_sandbox/events", admin_events, methods=["POST"]),
+        Route("/_sandbox/deliveries", admin_deliveries, methods=["GET"]),
+        Route("/_sandbox/advance", admin_advance, methods=["POST"]),
+        Route("/_sandbox/posts", admin_posts, methods=["POST"]),
+        Route("/_sandbox/posts/{post_id}", admin_post, methods=["DELETE"]),
+        Route("/_sandbox/keys", admin_keys, methods=["POST"]),
+        Route("/_sandbox/chaos", admin_chaos, methods=["PUT", "POST"]),
+    ]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 404:
+            return _json(404, error_body("NOT_FOUND", f"No route {request.method} {request.url.path}"))
+        if status == 405:
+            return _json(405, error_body("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {request.url.path}"))
+        return _json(status, error_body("INTERNAL_ERROR" if status >= 500 else "INVALID_PARAMETER", "Request failed"))
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return ChaosMiddleware(app, sandbox)
+

@@ -1,0 +1,87 @@
+"""Configuration types of the sandbox: chaos settings, burst limits and API key accounts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Optional
+
+__all__ = ["BurstLimit", "ChaosSettings", "KeyConfig"]
+
+
+@dataclass(frozen=True)
+class ChaosSettings:
+    """Rates (0..1, drawn once per request from a seeded RNG) of failures injected before routing.
+
+    ``rate_502``/``rate_504`` answer an HTML proxy page, ``rate_500`` the JSON INTERNAL_ERROR body,
+    ``rate_503`` a JSON body with ``Retry-After``, ``rate_429`` RATE_LIMITED with ``Retry-After``.
+    ``drop_rate`` closes the connection without an answer; ``malformed_rate`` answers 200 with JSON
+    of the wrong shape; ``html_rate`` 200 with an HTML page; ``truncated_rate`` 200 with the real
+    JSON cut in half. ``slow_rate`` delays the answer (real time) by ``slow_seconds``, independently.
+    """
+
+    rate_429: float = 0.0
+    rate_500: float = 0.0
+    rate_502: float = 0.0
+    rate_503: float = 0.0
+    rate_504: float = 0.0
+    drop_rate: float = 0.0
+    malformed_rate: float = 0.0
+    html_rate: float = 0.0
+    truncated_rate: float = 0.0
+    slow_rate: float = 0.0
+    slow_seconds: float = 2.0
+    retry_after: int = 1
+
+    def __post_init__(self) -> None:
+        total = 0.0
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name.endswith("rate") or f.name.startswith("rate_"):
+                if not 0.0 <= value <= 1.0:
+                    raise ValueError(f"{f.name} must be between 0 and 1")
+                if f.name != "slow_rate":
+                    total += value
+        if total > 1.0 + 1e-9:
+            raise ValueError("the failure rates of ChaosSettings add up to more than 1")
+
+    @property
+    def failure_rates(self) -> list[tuple[str, float]]:
+        """(outcome, rate) of the mutually exclusive failures, in draw order."""
+        return [
+            ("drop", self.drop_rate), ("429", self.rate_429), ("500", self.rate_500),
+            ("502", self.rate_502), ("503", self.rate_503), ("504", self.rate_504),
+            ("malformed", self.malformed_rate), ("html", self.html_rate),
+            ("truncated", self.truncated_rate),
+        ]
+
+    @property
+    def enabled(self) -> bool:
+        return self.slow_rate > 0 or any(rate > 0 for _name, rate in self.failure_rates)
+
+
+@dataclass(frozen=True)
+class BurstLimit:
+    """At most ``requests`` calls per ``per_seconds`` of sandbox time, else 429 with ``Retry-After``."""
+
+    requests: int
+    per_seconds: float = 1.0
+
+
+@dataclass(frozen=True)
+class KeyConfig:
+    """The account behind an API key: plan, subscription state, leagues, limits and chaos."""
+
+    plan: str = "paid"
+    active: bool = True
+    leagues: Optional[frozenset[str]] = None
+    company: str = "Sandbox Sports Media"
+    monthly_quota: Optional[int] = None
+    burst: Optional[BurstLimit] = None
+    chaos: Optional[ChaosSettings] = None
+
+    @property
+    def quota(self) -> Optional[int]:
+        """Calls per month: the free plan has 200 (spec 8), paid plans no limit unless set."""
+        if self.monthly_quota is not None:
+            return self.monthly_quota
+        return 200 if self.plan == "free" else None

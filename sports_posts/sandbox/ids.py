@@ -1,0 +1,91 @@
+"""GET /ids as a pure function: teams per spec 2.8, players, leagues and posts in the same envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Optional
+
+from .errors import ApiError, invalid
+from .world import REFERENCE_IDS, World, isoformat
+
+__all__ = ["ENTITIES", "MAX_ITEMS", "ids_response"]
+
+ENTITIES = ("teams", "players", "leagues", "posts")
+MAX_ITEMS = 1000
+"""Spec 4.4: up to 1,000 items per call."""
+
+
+def ids_response(
+    world: World, params: Mapping[str, str], now: datetime, allowed: Optional[frozenset[str]] = None
+) -> dict[str, Any]:
+    """The envelope ``ok``/``count``/``items`` for one entity of one league."""
+    entity = params.get("entity", "").strip().lower()
+    if not entity:
+        raise invalid("entity", f"required (one of {', '.join(ENTITIES)})")
+    if entity not in ENTITIES:
+        raise invalid("entity", f"unknown entity '{params['entity']}' (known: {', '.join(ENTITIES)})")
+    raw_league = params.get("league", params.get("leagues", "")).strip().upper()
+    if not raw_league:
+        raise invalid("league", "required")
+    allowed = frozenset(world.leagues) if allowed is None else allowed
+    if raw_league == "ALL" and entity == "leagues":
+        leagues = sorted(allowed)
+    elif raw_league not in world.leagues:
+        raise invalid("league", f"unknown league code '{params.get('league')}'")
+    elif raw_league not in allowed:
+        raise ApiError(403, "FORBIDDEN", f"League not included in your plan: {raw_league}")
+    else:
+        leagues = [raw_league]
+    reference_id = params.get("reference_id")
+    if reference_id is not None and reference_id not in REFERENCE_IDS:
+        raise invalid("reference_id", f"unknown reference column '{reference_id}' (known: {', '.join(REFERENCE_IDS)})")
+    lookup = params.get("lookup")
+
+    items: list[dict[str, Any]] = []
+    keys: list[str] = []
+    if entity == "teams":
+        for team in sorted(world.league_teams(leagues[0]), key=lambda t: (t.location, t.name)):
+            item: dict[str, Any] = {
+                "service_id": team.service_id, "location": team.location, "name": team.name,
+                "conference": team.conference, "division": team.division, "league": team.league,
+            }
+            if reference_id is not None:
+                item[reference_id] = team.references.get(reference_id)
+            items.append(item)
+            keys.append(str(team.references.get(reference_id)) if reference_id else str(team.service_id))
+    elif entity == "players":
+        for player in sorted(world.league_players(leagues[0]), key=lambda p: (p.name, p.service_id)):
+            item = {
+                "service_id": player.service_id, "provider1_guid_id": player.provider1_guid,
+                "name": player.name, "position": player.position, "league": player.league,
+                "team_service_id": player.team.service_id if player.team else None,
+                "team_name": player.team.full_name if player.team else None,
+            }
+            if reference_id is not None:
+                item[reference_id] = player.references.get(reference_id)
+            items.append(item)
+            keys.append(str(player.references.get(reference_id)) if reference_id else str(player.service_id))
+    elif entity == "leagues":
+        for code in leagues:
+            league = world.leagues[code]
+            items.append({
+                "code": code, "name": league.name, "sport": league.sport,
+                "team_count": len(world.league_teams(code)),
+                "player_count": len(world.league_players(code)),
+            })
+            keys.append(code)
+    else:
+        posts = world.visible_posts(now, league=leagues[0])
+        for post in reversed(posts[-MAX_ITEMS:]):
+            items.append({"id": post.id, "league": post.league, "created_at": isoformat(post.created_at),
+                          "post_url": post.post_url})
+            keys.append(post.id)
+
+    if lookup is not None:
+        wanted = lookup.strip()
+        items = [item for item, key in zip(items, keys) if key.lower() == wanted.lower()]
+        if not items:
+            raise ApiError(404, "NOT_FOUND", f"No {entity} matched lookup '{wanted}'")
+    items = items[:MAX_ITEMS]
+    return {"ok": True, "count": len(items), "items": items}

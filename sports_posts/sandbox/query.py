@@ -1,0 +1,452 @@
+"""GET /posts as pure functions: parameter validation, mode inference, filters, sort and paging.
+
+Orderings: ``recent`` is newest first; ``top`` is by engagement score; ``trending`` is the
+score damped by age (``score / (1 + whole_hours_old / 24)``). Every ordering breaks ties by
+created_at, then id, both descending, so pages never overlap or skip. Without ``sort`` the
+trending and league modes sort by trending, the other modes by recent.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Optional
+
+from ._teams import COUNTRY_CODES
+from .errors import ApiError, invalid
+from .world import GAME_LENGTH, ID_TYPES, PREGAME, SPORTS, Player, Post, Team, World
+
+__all__ = [
+    "LIMIT_DEFAULT",
+    "LIMIT_MAX",
+    "MEDIA_TYPES",
+    "PostsQuery",
+    "PostsResult",
+    "parse_bool",
+    "parse_datetime",
+    "parse_posts_query",
+    "run_posts_query",
+]
+
+LIMIT_DEFAULT = 20
+LIMIT_MAX = 100
+"""The union of the two documented maxima (100 and 50)."""
+RADIUS_DEFAULT = 50.0
+RADIUS_MAX = 4830.0
+MAX_TEAMS = 10
+MAX_PLAYERS = 100
+SORTS = ("recent", "trending", "top")
+ASPECT_RATIOS = ("landscape", "portrait", "square")
+MEDIA_TYPES: dict[str, frozenset[str]] = {
+    "image": frozenset({"image", "photo"}),
+    "photo": frozenset({"image", "photo"}),
+    "video": frozenset({"video"}),
+    "gif": frozenset({"gif", "animated_gif"}),
+    "animated_gif": frozenset({"gif", "animated_gif"}),
+    "none": frozenset({"none"}),
+}
+"""Filter values of both documented forms; synonyms (image/photo, gif/animated_gif) match each other."""
+
+SPORT_ALIASES = {"soccer": "football"}
+
+_DATETIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$"
+)
+
+
+def parse_datetime(parameter: str, raw: str) -> datetime:
+    """ISO 8601 date-time; no offset means UTC; a '+' turned into a space by URL decoding is tolerated."""
+    m = _DATETIME.match(raw.strip())
+    if not m:
+        raise invalid(parameter, f"'{raw}' is not an ISO 8601 date-time")
+    year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
+    second = int(m.group(6) or 0)
+    micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
+    tz = timezone.utc
+    if m.group(9):
+        sign = -1 if m.group(9) == "-" else 1
+        tz = timezone(sign * timedelta(hours=int(m.group(10)), minutes=int(m.group(11))))
+    try:
+        return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(timezone.utc)
+    except ValueError as exc:
+        raise invalid(parameter, f"'{raw}' is not a valid date-time ({exc})") from None
+
+
+def parse_bool(parameter: str, raw: str) -> bool:
+    """true/false (also 1/0, yes/no), case-insensitive."""
+    value = raw.strip().lower()
+    if value in ("true", "1", "yes"):
+        return True
+    if value in ("false", "0", "no"):
+        return False
+    raise invalid(parameter, f"'{raw}' is not a boolean (true or false)")
+
+
+def _number(parameter: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise invalid(parameter, f"'{raw}' is not a number") from None
+    if math.isnan(value) or math.isinf(value):
+        raise invalid(parameter, f"'{raw}' is not a finite number")
+    return value
+
+
+def _integer(parameter: str, raw: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise invalid(parameter, f"'{raw}' is not an integer") from None
+
+
+def _csv(parameter: str, raw: str) -> list[str]:
+    values = [v.strip() for v in raw.split(",") if v.strip()]
+    if not values:
+        raise invalid(parameter, "must not be empty")
+    return values
+
+
+def parse_leagues(parameter: str, raw: str, known: Mapping[str, Any]) -> frozenset[str]:
+    """Comma-separated league codes or ALL, case-insensitive."""
+    codes: set[str] = set()
+    for value in _csv(parameter, raw):
+        code = value.upper()
+        if code == "ALL":
+            codes.update(known)
+        elif code in known:
+            codes.add(code)
+        else:
+            raise invalid(parameter, f"unknown league code '{value}' (known: {', '.join(known)}, ALL)")
+    return frozenset(codes)
+
+
+def parse_sports(raw: str) -> frozenset[str]:
+    """Comma-separated parent sports, case-insensitive, soccer an alias of football; returns league codes."""
+    codes: set[str] = set()
+    for value in _csv("sports", raw):
+        sport = SPORT_ALIASES.get(value.lower(), value.lower())
+        if sport not in SPORTS:
+            raise invalid("sports", f"unknown sport '{value}' (known: {', '.join(SPORTS)}, soccer)")
+        codes.update(SPORTS[sport])
+    return frozenset(codes)
+
+
+@dataclass
+class PostsQuery:
+    """A validated GET /posts request."""
+
+    mode: str
+    leagues: Optional[frozenset[str]] = None
+    teams: Optional[list[str]] = None
+    players: Optional[list[str]] = None
+    id_type: Optional[str] = None
+    match: Optional[tuple[str, str]] = None
+    start_time: Optional[datetime] = None
+    include_pregame: bool = False
+    lat: Optional[float] = None
+    lng: Optional[float] = None
+    radius_km: float = RADIUS_DEFAULT
+    media_type: Optional[frozenset[str]] = None
+    aspect_ratio: Optional[str] = None
+    min_score: Optional[float] = None
+    min_duration: Optional[int] = None
+    highlight: bool = False
+    has_player: bool = False
+    custom_sources: bool = False
+    user_location: Optional[str] = None
+    sort: Optional[str] = None
+    since: Optional[datetime] = None
+    since_id: Optional[str] = None
+    limit: int = LIMIT_DEFAULT
+    page: int = 1
+    all_leagues: bool = False
+
+    @property
+    def effective_sort(self) -> str:
+        if self.sort:
+            return self.sort
+        return "trending" if self.mode in ("trending", "league") else "recent"
+
+
+def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any]) -> PostsQuery:
+    """Validate every parameter of spec 4.1 and infer the mode; raises 400 INVALID_PARAMETER."""
+    p = dict(params.items())
+    q = PostsQuery(mode="trending")
+
+    leagues: Optional[frozenset[str]] = None
+    for name in ("leagues", "league"):
+        if name in p:
+            parsed = parse_leagues(name, p[name], known_leagues)
+            q.all_leagues = q.all_leagues or "ALL" in (v.strip().upper() for v in p[name].split(","))
+            leagues = parsed if leagues is None else leagues | parsed
+    if "sports" in p:
+        by_sport = parse_sports(p["sports"])
+        leagues = by_sport if leagues is None else leagues | by_sport
+    q.leagues = leagues
+
+    if "id_type" in p:
+        id_type = p["id_type"].strip().lower()
+        if id_type not in ID_TYPES:
+            raise invalid("id_type", f"unknown id system '{p['id_type']}' (known: {', '.join(ID_TYPES)})")
+        q.id_type = id_type
+    if "teams" in p:
+        q.teams = _csv("teams", p["teams"])
+        if len(q.teams) > MAX_TEAMS:
+            raise invalid("teams", f"at most {MAX_TEAMS} team ids per request, got {len(q.teams)}")
+        if q.id_type is None:
+            raise invalid("id_type", "required when teams is given")
+    if "players" in p:
+        q.players = _csv("players", p["players"])
+        if len(q.players) > MAX_PLAYERS:
+            raise invalid("players", f"at most {MAX_PLAYERS} player ids per request, got {len(q.players)}")
+        if q.id_type is None:
+            raise invalid("id_type", "required when players is given")
+
+    if "start_time" in p:
+        q.start_time = parse_datetime("start_time", p["start_time"])
+    if "match" in p:
+        ids = [v.strip() for v in p["match"].split(",")]
+        if len(ids) != 2 or not all(ids):
+            raise invalid("match", "must be exactly two team ids: teamA,teamB")
+        q.match = (ids[0], ids[1])
+        if q.start_time is None:
+            raise invalid("start_time", "required when match is given")
+    if "include_pregame" in p:
+        q.include_pregame = parse_bool("include_pregame", p["include_pregame"])
+
+    if "lat" in p:
+        q.lat = _number("lat", p["lat"])
+        if not -90.0 <= q.lat <= 90.0:
+            raise invalid("lat", "must be between -90 and 90")
+    if "lng" in p:
+        q.lng = _number("lng", p["lng"])
+        if not -180.0 <= q.lng <= 180.0:
+            raise invalid("lng", "must be between -180 and 180")
+    if (q.lat is None) != (q.lng is None):
+        raise invalid("lng" if q.lng is None else "lat", "lat and lng must be given together")
+    if "radius_km" in p:
+        q.radius_km = _number("radius_km", p["radius_km"])
+        if not 0.0 < q.radius_km <= RADIUS_MAX:
+            raise invalid("radius_km", f"must be greater than 0 and at most {RADIUS_MAX:g}")
+
+    if "media_type" in p:
+        kinds: set[str] = set()
+        for value in _csv("media_type", p["media_type"]):
+            if value.lower() not in MEDIA_TYPES:
+                raise invalid("media_type", f"unknown media type '{value}' (known: {', '.join(MEDIA_TYPES)})")
+            kinds |= MEDIA_TYPES[value.lower()]
+        q.media_type = frozenset(kinds)
+    if "aspect_ratio" in p:
+        ratio = p["aspect_ratio"].strip().lower()
+        if ratio not in ASPECT_RATIOS:
+            raise invalid("aspect_ratio", f"must be one of {', '.join(ASPECT_RATIOS)}")
+        q.aspect_ratio = ratio
+    if "min_score" in p:
+        q.min_score = _number("min_score", p["min_score"])
+        if not 0.0 <= q.min_score <= 9.0:
+            raise invalid("min_score", "must be between 0 and 9")
+    if "min_duration" in p:
+        q.min_duration = _integer("min_duration", p["min_duration"])
+        if q.min_duration < 0:
+            raise invalid("min_duration", "must be a non-negative number of milliseconds")
+    for flag in ("highlight", "has_player", "custom_sources"):
+        if flag in p:
+            setattr(q, flag, parse_bool(flag, p[flag]))
+    if "user_location" in p:
+        code = p["user_location"].strip().upper()
+        if code not in COUNTRY_CODES:
+            raise invalid("user_location", f"'{p['user_location']}' is not an ISO 3166-1 alpha-2 country code")
+        q.user_location = code
+
+    if "sort" in p:
+        sort = p["sort"].strip().lower()
+        if sort not in SORTS:
+            raise invalid("sort", f"must be one of {', '.join(SORTS)}")
+        q.sort = sort
+    if "since" in p:
+        q.since = parse_datetime("since", p["since"])
+    if "since_id" in p:
+        q.since_id = p["since_id"].strip()
+        if not q.since_id:
+            raise invalid("since_id", "must not be empty")
+    if "limit" in p:
+        q.limit = _integer("limit", p["limit"])
+        if not 1 <= q.limit <= LIMIT_MAX:
+            raise invalid("limit", f"must be between 1 and {LIMIT_MAX}")
+    if "page" in p:
+        q.page = _integer("page", p["page"])
+        if q.page < 1:
+            raise invalid("page", "must be 1 or greater")
+
+    if q.teams is not None:
+        q.mode = "team"
+    elif q.players is not None:
+        q.mode = "player"
+    elif q.lat is not None:
+        q.mode = "nearby"
+    elif q.match is not None:
+        q.mode = "game"
+    elif q.sort == "trending" or q.leagues is None:
+        q.mode = "trending"
+    else:
+        q.mode = "league"
+    return q
+
+
+@dataclass
+class PostsResult:
+    """A page of posts and the pagination object of spec 2.4."""
+
+    items: list[Post]
+    page: int
+    limit: int
+    has_next: bool
+    has_prev: bool
+    total: int
+
+    def pagination(self) -> dict[str, Any]:
+        return {"page": self.page, "limit": self.limit, "has_next": self.has_next, "has_prev": self.has_prev}
+
+
+def _haversine_km(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    r = 6371.0088
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lng2 - lng1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * r * math.asin(min(1.0, math.sqrt(a)))
+
+
+def _forbidden(leagues: set[str]) -> ApiError:
+    names = ", ".join(sorted(leagues))
+    return ApiError(403, "FORBIDDEN", f"League not included in your plan: {names}")
+
+
+def _resolve(
+    world: World, kind: str, id_type: Optional[str], ids: list[str]
+) -> list[Any]:
+    finder: Callable[[str, str], list[Any]] = world.find_teams if kind == "teams" else world.find_players
+    found: dict[int, Any] = {}
+    for value in ids:
+        for id_system in [id_type] if id_type else list(ID_TYPES):
+            for entity in finder(id_system, value):
+                found[entity.service_id] = entity
+    return list(found.values())
+
+
+def run_posts_query(
+    world: World, q: PostsQuery, now: datetime, allowed: Optional[frozenset[str]] = None
+) -> PostsResult:
+    """Answer a validated query at sandbox time ``now`` for a key allowed ``allowed`` leagues."""
+    every = frozenset(world.leagues)
+    allowed = every if allowed is None else allowed
+    if q.leagues is not None:
+        # ALL means every league of the plan; a league named explicitly must be on the plan.
+        outside = set(q.leagues - allowed)
+        if outside and not q.all_leagues:
+            raise _forbidden(outside)
+    leagues = (q.leagues if q.leagues is not None else every) & allowed
+
+    teams: Optional[list[Team]] = None
+    players: Optional[list[Player]] = None
+    if q.mode == "team" and q.teams is not None:
+        teams = _resolve(world, "teams", q.id_type, q.teams)
+        if q.leagues is not None:
+            teams = [t for t in teams if t.league in q.leagues]
+        if not teams:
+            raise ApiError(404, "NOT_FOUND", f"No teams matched the given ids ({q.id_type})")
+        outside = {t.league for t in teams} - allowed
+        if outside:
+            raise _forbidden(outside)
+        leagues = frozenset(t.league for t in teams)
+    elif q.mode == "player" and q.players is not None:
+        players = _resolve(world, "players", q.id_type, q.players)
+        if q.leagues is not None:
+            players = [p for p in players if p.league in q.leagues]
+        if not players:
+            raise ApiError(404, "NOT_FOUND", f"No players matched the given ids ({q.id_type})")
+        outside = {p.league for p in players} - allowed
+        if outside:
+            raise _forbidden(outside)
+        leagues = frozenset(p.league for p in players)
+    elif q.mode == "game" and q.match is not None:
+        teams = []
+        for value in q.match:
+            matched = _resolve(world, "teams", q.id_type, [value])
+            if q.leagues is not None:
+                matched = [t for t in matched if t.league in q.leagues]
+            if not matched:
+                raise ApiError(404, "NOT_FOUND", f"No team matched the id '{value}' in match")
+            teams.extend(matched)
+        outside = {t.league for t in teams} - allowed
+        if outside:
+            raise _forbidden(outside)
+        leagues = frozenset(t.league for t in teams)
+
+    reference: Optional[Post] = None
+    if q.since_id is not None:
+        reference = world.get_post(q.since_id)
+        if reference is None or not reference.visible_at(now):
+            raise ApiError(400, "SINCE_ID_NOT_FOUND",
+                           f"The since_id post '{q.since_id}' is unavailable; drop since_id and retry")
+
+    team_ids = {t.service_id for t in teams} if teams is not None else None
+    player_ids = {p.service_id for p in players} if players is not None else None
+    window: Optional[tuple[datetime, datetime]] = None
+    if q.mode == "game" and q.start_time is not None:
+        window = (q.start_time - PREGAME if q.include_pregame else q.start_time, q.start_time + GAME_LENGTH)
+
+    def keep(post: Post) -> bool:
+        if post.league not in leagues:
+            return False
+        if team_ids is not None and not any(t.service_id in team_ids for t in post.teams):
+            return False
+        if player_ids is not None and not any(p.service_id in player_ids for p in post.players):
+            return False
+        if window is not None and not window[0] <= post.created_at < window[1]:
+            return False
+        if q.mode == "nearby":
+            if post.geo is None or q.lat is None or q.lng is None:
+                return False
+            if _haversine_km(q.lat, q.lng, post.geo[0], post.geo[1]) > q.radius_km:
+                return False
+        if q.media_type is not None and post.media_type not in q.media_type:
+            return False
+        if q.aspect_ratio is not None and post.aspect_ratio != q.aspect_ratio:
+            return False
+        if q.min_score is not None and post.score < q.min_score:
+            return False
+        if q.min_duration is not None and (post.media_type == "none" or post.max_duration_ms < q.min_duration):
+            return False
+        if q.highlight and not post.highlight:
+            return False
+        if q.has_player and not post.players:
+            return False
+        if post.author.custom and not q.custom_sources:
+            return False
+        if q.user_location is not None and q.user_location not in post.author.regions:
+            return False
+        if q.since is not None and post.created_at <= q.since:
+            return False
+        return not (reference is not None and post.sort_key() <= reference.sort_key())
+
+    posts = [p for p in world.visible_posts(now) if keep(p)]
+    sort = q.effective_sort
+    if sort == "recent":
+        posts.sort(key=Post.sort_key, reverse=True)
+    elif sort == "top":
+        posts.sort(key=lambda p: (p.score, p.sort_key()), reverse=True)
+    else:
+        def trend(p: Post) -> tuple[float, tuple[datetime, int, str]]:
+            hours = max(0, int((now - p.created_at).total_seconds() // 3600))
+            return (round(p.score / (1 + hours / 24), 6), p.sort_key())
+
+        posts.sort(key=trend, reverse=True)
+    start = (q.page - 1) * q.limit
+    return PostsResult(
+        items=posts[start:start + q.limit], page=q.page, limit=q.limit,
+        has_next=start + q.limit < len(posts), has_prev=q.page > 1, total=len(posts),
+    )
