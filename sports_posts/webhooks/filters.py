@@ -12,6 +12,9 @@ __all__ = ["SubscriptionFilter"]
 
 Values = Union[str, Iterable[str], None]
 
+# The filter vocabulary says verified; the spec's sample payload says confirmed (spec 6.3).
+_STATUS_SYNONYMS = {"confirmed": "verified"}
+
 
 def _group(name: str, values: Values, *, fold: bool) -> frozenset[str]:
     if values is None:
@@ -25,13 +28,21 @@ def _group(name: str, values: Values, *, fold: bool) -> frozenset[str]:
     for item in items:
         if not isinstance(item, str):
             raise ParameterError(f"{name} must contain strings, got {type(item).__name__}", parameter=name)
-    return frozenset(item.upper() if fold else item.lower() for item in items)
+    return frozenset(_normal(item, fold=fold) for item in items)
+
+
+def _normal(value: str, *, fold: bool) -> str:
+    if fold:
+        return value.upper()
+    value = value.lower()
+    return _STATUS_SYNONYMS.get(value, value)
 
 
 class SubscriptionFilter:
     """Four optional groups: an empty group matches all, OR within a group, AND across groups.
 
     Leagues compare case-insensitively, as league codes do in spec 4.1; so do the others.
+    ``confirmed`` (the spec's sample) and ``verified`` (the filter value) are one status.
     A field an event does not carry (an update has no ``news_origin``) does not exclude it:
     the service sends updates to every active breaking-news subscription (spec 6.1).
     """
@@ -73,4 +84,4 @@ class SubscriptionFilter:
 def _passes(group: frozenset[str], value: Optional[str], *, fold: bool) -> bool:
     if not group or value is None:
         return True
-    return (value.upper() if fold else value.lower()) in group
+    return _normal(value, fold=fold) in group

@@ -61,6 +61,12 @@ def test_an_update_without_news_origin_is_not_excluded_by_the_origin_group() -> 
     assert not SubscriptionFilter(news_origins=["breaking"], leagues=["NBA"]).matches(update)
 
 
+def test_confirmed_in_a_payload_counts_as_the_verified_filter_value() -> None:
+    assert SubscriptionFilter(news_statuses=["verified"]).matches(_event(news_status="confirmed"))
+    assert SubscriptionFilter(news_statuses=["confirmed"]).matches(_event(news_status="verified"))
+    assert not SubscriptionFilter(news_statuses=["verified"]).matches(_event(news_status="rumor"))
+
+
 def test_matches_accepts_the_data_object_too() -> None:
     event = _event(news_status="rumor")
     assert SubscriptionFilter(news_statuses=["rumor"]).matches(event.data)
