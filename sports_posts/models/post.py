@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Literal, Optional, Union
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field
 
-from ._base import SportsPostsModel, UTCDateTime
+from ._base import SportsPostsModel
 
 __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse", "TaggedPlayer", "TaggedTeam"]
 
@@ -58,7 +59,7 @@ class Post(SportsPostsModel):
     """
 
     id: str
-    created_at: UTCDateTime
+    created_at: datetime
     post_url: Optional[str] = None
     text: Optional[str] = None
     author: Optional[Author] = None
@@ -75,29 +76,25 @@ class Post(SportsPostsModel):
     players: list[TaggedPlayer] = Field(default_factory=list)
     media: list[Media] = Field(default_factory=list)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _ids_as_strings(cls, data: Any) -> Any:
-        # Post ids are strings on the wire; a numeric id (some exports write them as
-        # numbers) is kept as its decimal text rather than rejected.
-        if isinstance(data, dict):
-            for key in ("id", "author_id"):
-                value = data.get(key)
-                if isinstance(value, int) and not isinstance(value, bool):
-                    data = {**data, key: str(value)}
-            for key in ("teams", "players", "media"):
-                if key in data and data[key] is None:
-                    data = {**data, key: []}
-        return data
+    # Numeric ids (some exports write them as numbers) are kept as their decimal text.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
 
-    @model_validator(mode="after")
-    def _fill_both_author_forms(self) -> Post:
-        if self.author is None:
-            if self.author_username is not None:
-                self.author = Author(username=self.author_username)
-        elif self.author_username is None:
-            self.author_username = self.author.username
-        return self
+    def model_post_init(self, context: Any, /) -> None:
+        # One cheap pass per post instead of validators: a "before" validator would make
+        # pydantic build the whole JSON as Python objects first (about 2x slower pages).
+        fields = self.__dict__
+        created = fields["created_at"]
+        offset = created.utcoffset()
+        if offset is None:
+            fields["created_at"] = created.replace(tzinfo=timezone.utc)
+        elif offset:
+            fields["created_at"] = created.astimezone(timezone.utc)
+        author = fields["author"]
+        if author is None:
+            if fields["author_username"] is not None:
+                fields["author"] = Author(username=fields["author_username"])
+        elif fields["author_username"] is None:
+            fields["author_username"] = author.username
 
 
 class Pagination(SportsPostsModel):
@@ -114,10 +111,3 @@ class PostsResponse(SportsPostsModel):
 
     pagination: Pagination = Field(default_factory=Pagination)
     items: list[Post] = Field(default_factory=list)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _null_items(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("items", []) is None:
-            data = {**data, "items": []}
-        return data
