@@ -6,7 +6,8 @@ which parameters are sent, so they cost the same single call as ``list``.
 
 from __future__ import annotations
 
-from typing import Optional
+from datetime import timedelta
+from typing import Optional, Union
 
 from typing_extensions import Unpack
 
@@ -14,6 +15,7 @@ from .. import _endpoints
 from .._params import CSV, DateTimeLike, IdType, Number, PostFilters, PostsListParams
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
+from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Poller, PollFilters
 from ._base import AsyncResource, SyncResource
 
 __all__ = ["AsyncPosts", "Posts"]
@@ -68,6 +70,27 @@ class Posts(SyncResource):
             match=match, start_time=start_time, include_pregame=include_pregame, **filters
         )
 
+    def poll(
+        self,
+        *,
+        since: Optional[DateTimeLike] = None,
+        interval: Union[float, timedelta] = 60.0,
+        checkpoint: Optional[Checkpoint] = None,
+        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
+        max_calls_per_day: Optional[int] = None,
+        **filters: Unpack[PollFilters],
+    ) -> Poller:
+        """New posts matching ``filters``, each once, in batches oldest first: ``for batch in poller``."""
+        return Poller(
+            self._client,
+            since=since,
+            interval=interval,
+            checkpoint=checkpoint,
+            lookback=lookback,
+            max_calls_per_day=max_calls_per_day,
+            filters=filters,
+        )
+
 
 class AsyncPosts(AsyncResource):
     """GET /posts for the async client; pages are awaitable and async-iterable."""
@@ -116,4 +139,25 @@ class AsyncPosts(AsyncResource):
         """Game mode: posts of one game, given its two team ids and its start time."""
         return self.list(
             match=match, start_time=start_time, include_pregame=include_pregame, **filters
+        )
+
+    def poll(
+        self,
+        *,
+        since: Optional[DateTimeLike] = None,
+        interval: Union[float, timedelta] = 60.0,
+        checkpoint: Optional[Checkpoint] = None,
+        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
+        max_calls_per_day: Optional[int] = None,
+        **filters: Unpack[PollFilters],
+    ) -> AsyncPoller:
+        """New posts matching ``filters``, each once, in batches oldest first: ``async for batch in poller``."""
+        return AsyncPoller(
+            self._client,
+            since=since,
+            interval=interval,
+            checkpoint=checkpoint,
+            lookback=lookback,
+            max_calls_per_day=max_calls_per_day,
+            filters=filters,
         )

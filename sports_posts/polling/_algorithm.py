@@ -1,0 +1,431 @@
+"""The since-watermark polling algorithm, written once and without I/O.
+
+:func:`poll_cycles` is a generator that yields actions (:class:`Fetch`, :class:`Sleep`,
+:class:`Deliver`, :class:`Commit`) and receives their results: a
+:class:`~sports_posts.PostsResponse` or the exception a fetch raised. The sync
+:class:`~sports_posts.Poller` and the async :class:`~sports_posts.AsyncPoller` only
+execute those actions, so late indexing, paging, ``SINCE_ID_NOT_FOUND``, back-off and the
+call budget live (and are tested) here.
+
+How a cycle works: ask GET /posts with ``sort=recent`` and ``since=<floor>``, where the
+floor trails the newest delivered ``created_at`` (the watermark) by ``lookback``, page
+through every result, drop the ids already delivered inside that window, and deliver the
+rest oldest first. The overlap is what catches a post indexed after a newer one was
+served; the remembered ids are what keep it from being delivered twice, and they are
+forgotten as soon as they fall below the floor, so memory is bounded by the window.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random as _random
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Optional, Union
+
+from .._errors import (
+    APIConnectionError,
+    InternalServerError,
+    ParameterError,
+    RateLimitError,
+    SinceIdNotFoundError,
+    SportsPostsError,
+)
+from .._params import encode_datetime, encode_posts_params
+from ..models.post import Post, PostsResponse
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_LOOKBACK",
+    "Action",
+    "CheckpointError",
+    "Commit",
+    "Deliver",
+    "Fetch",
+    "PollConfig",
+    "PollState",
+    "Sleep",
+    "poll_cycles",
+]
+
+log = logging.getLogger("sports_posts.polling")
+
+STATE_VERSION = 1
+DEFAULT_LOOKBACK = timedelta(seconds=180)
+"""Two minutes of indexing delay (spec 1: "indexed within seconds") plus one minute for
+clock skew between the platform's ``created_at`` and the service, and for the cycle's own
+duration."""
+DEFAULT_LIMIT = 100
+"""The largest page of the machine-readable description: fewer calls per busy cycle."""
+RESERVED = ("since", "since_id", "page", "sort")
+"""Parameters the poller sets itself on every request."""
+BACKOFF_INITIAL = 1.0
+BACKOFF_MIN_CAP = 60.0
+SECONDS_PER_DAY = 86400.0
+
+
+class CheckpointError(SportsPostsError):
+    """A checkpoint that cannot be read back (corrupt, foreign or from a newer SDK).
+
+    Nothing is guessed: delete the checkpoint (or pass ``since=``) to start over.
+    """
+
+
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc)
+
+
+def _iso(value: datetime) -> str:
+    return _utc(value).isoformat().replace("+00:00", "Z")
+
+
+def _parse_iso(value: Any, what: str) -> datetime:
+    if not isinstance(value, str):
+        raise CheckpointError(
+            f"checkpoint field {what!r}: expected an ISO 8601 string, got {value!r}"
+        )
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise CheckpointError(f"checkpoint field {what!r}: {value!r} is not ISO 8601") from None
+    if parsed.tzinfo is None:
+        raise CheckpointError(f"checkpoint field {what!r}: {value!r} has no UTC offset")
+    return _utc(parsed)
+
+
+@dataclass(frozen=True)
+class PollState:
+    """Where a poller stands: what a checkpoint stores, as JSON with a version field.
+
+    ``watermark`` is the newest ``created_at`` delivered (or the starting point);
+    ``floor`` is the exclusive ``since`` of the next query (never moves back, even if
+    ``lookback`` grows between runs); ``seen`` maps each delivered id newer than the floor
+    to its ``created_at``; ``since_id`` is a delivered post at or below the floor, sent as
+    a hint that narrows the service's search without changing the answer.
+    """
+
+    watermark: datetime
+    floor: datetime
+    seen: Mapping[str, datetime] = field(default_factory=dict)
+    since_id: Optional[str] = None
+    since_id_created_at: Optional[datetime] = None
+
+    @classmethod
+    def start(cls, at: datetime) -> PollState:
+        """The state of a poller that delivers every post created after ``at``."""
+        return cls(watermark=_utc(at), floor=_utc(at))
+
+    def advance(self, batch: list[Post], lookback: timedelta, cycle_started: datetime) -> PollState:
+        """The state after a complete cycle that found ``batch``: watermark up, window slid,
+        ids below the new floor forgotten.
+
+        The floor trails both the watermark and the cycle's start by ``lookback``: any post
+        created before ``cycle_started - lookback`` was indexed before the cycle began (if
+        its delay is under ``lookback``), so the cycle saw it. The second bound is what
+        lets an idle cycle after a burst shrink its window back to one page.
+        """
+        watermark = max([self.watermark, *(p.created_at for p in batch)])
+        floor = max(self.floor, watermark - lookback, _utc(cycle_started) - lookback)
+        seen = dict(self.seen)
+        seen.update((p.id, p.created_at) for p in batch)
+        kept = {i: t for i, t in seen.items() if t > floor}
+        since_id, since_id_at = self.since_id, self.since_id_created_at
+        dropped = [(t, i) for i, t in seen.items() if t <= floor]
+        if dropped:
+            newest_at, newest_id = max(dropped)
+            if since_id_at is None or newest_at >= since_id_at:
+                since_id, since_id_at = newest_id, newest_at
+        return PollState(watermark, floor, kept, since_id, since_id_at)
+
+    def without_since_id(self) -> PollState:
+        """The same state without the ``since_id`` hint (its post is gone)."""
+        return PollState(self.watermark, self.floor, dict(self.seen), None, None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": STATE_VERSION,
+            "watermark": _iso(self.watermark),
+            "floor": _iso(self.floor),
+            "since_id": self.since_id,
+            "since_id_created_at": None
+            if self.since_id_created_at is None
+            else _iso(self.since_id_created_at),
+            "seen": {
+                i: _iso(t) for i, t in sorted(self.seen.items(), key=lambda kv: (kv[1], kv[0]))
+            },
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PollState:
+        """Read a stored state back; anything unexpected is a :class:`CheckpointError`."""
+        if not isinstance(data, dict):
+            raise CheckpointError(f"checkpoint is not a JSON object: {type(data).__name__}")
+        version = data.get("version")
+        if version != STATE_VERSION:
+            raise CheckpointError(
+                f"checkpoint version {version!r} is not supported (this SDK writes {STATE_VERSION})"
+            )
+        seen_raw = data.get("seen", {})
+        if not isinstance(seen_raw, dict):
+            raise CheckpointError("checkpoint field 'seen': expected an object of id -> created_at")
+        since_id = data.get("since_id")
+        if since_id is not None and not isinstance(since_id, str):
+            raise CheckpointError(
+                f"checkpoint field 'since_id': expected a string, got {since_id!r}"
+            )
+        since_id_at_raw = data.get("since_id_created_at")
+        since_id_at = (
+            None if since_id_at_raw is None else _parse_iso(since_id_at_raw, "since_id_created_at")
+        )
+        return cls(
+            watermark=_parse_iso(data.get("watermark"), "watermark"),
+            floor=_parse_iso(data.get("floor"), "floor"),
+            seen={str(i): _parse_iso(t, f"seen.{i}") for i, t in seen_raw.items()},
+            since_id=since_id if since_id_at is not None else None,
+            since_id_created_at=since_id_at if since_id is not None else None,
+        )
+
+    @classmethod
+    def from_json(cls, text: Union[str, bytes]) -> PollState:
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CheckpointError(f"checkpoint is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+# -- actions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """Send GET /posts with these keyword arguments of ``posts.list``; send back the
+    :class:`PostsResponse`, or the exception the request raised."""
+
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Wait this many seconds (a driver may cut it short on ``stop()``); send back ``None``."""
+
+    seconds: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Deliver:
+    """Hand ``batch`` to the consumer; once it asks for the next one, commit ``state``."""
+
+    batch: list[Post]
+    state: PollState
+
+
+@dataclass(frozen=True)
+class Commit:
+    """Save ``state`` to the checkpoint now (the starting point, or a dropped ``since_id``)."""
+
+    state: PollState
+
+
+Action = Union[Fetch, Sleep, Deliver, Commit]
+
+
+# -- configuration ---------------------------------------------------------------------
+
+
+def to_datetime(name: str, value: Union[datetime, str]) -> datetime:
+    """An aware ``datetime`` or an ISO 8601 string with an offset, as an aware UTC datetime."""
+    text = encode_datetime(name, value)  # raises ParameterError for naive or malformed values
+    return datetime.fromisoformat(text[:-1] + "+00:00")
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not value > 0
+        or value == float("inf")
+    ):
+        raise ParameterError(
+            f"{name}: expected a positive number of seconds, got {value!r}", parameter=name
+        )
+    return float(value)
+
+
+@dataclass(frozen=True)
+class PollConfig:
+    """The checked settings of one poller (built by :meth:`PollConfig.build`)."""
+
+    filters: Mapping[str, Any]
+    interval: float
+    lookback: timedelta
+    limit: int = DEFAULT_LIMIT
+    max_calls_per_day: Optional[int] = None
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        filters: Mapping[str, Any],
+        interval: Any,
+        lookback: Any,
+        max_calls_per_day: Any,
+    ) -> PollConfig:
+        """Check every argument before anything is sent; bad input is a :class:`ParameterError`."""
+        given = {k: v for k, v in filters.items() if v is not None}
+        for name in RESERVED:
+            if name in given:
+                hint = (
+                    " (pass since= to poll() to choose the starting point)"
+                    if name == "since"
+                    else ""
+                )
+                raise ParameterError(
+                    f"{name} is set by the poller on every request and cannot be a filter{hint}",
+                    parameter=name,
+                )
+        limit = given.pop("limit", DEFAULT_LIMIT)
+        # The same checks as posts.list, made once here rather than on the first request.
+        encode_posts_params({**given, "sort": "recent", "limit": limit, "page": 1})
+        if max_calls_per_day is not None and (
+            isinstance(max_calls_per_day, bool)
+            or not isinstance(max_calls_per_day, int)
+            or max_calls_per_day < 1
+        ):
+            raise ParameterError(
+                f"max_calls_per_day: expected a positive integer or None, got {max_calls_per_day!r}",
+                parameter="max_calls_per_day",
+            )
+        return cls(
+            filters=given,
+            interval=_seconds("interval", interval),
+            lookback=timedelta(seconds=_seconds("lookback", lookback)),
+            limit=limit,
+            max_calls_per_day=max_calls_per_day,
+        )
+
+    @property
+    def seconds_per_call(self) -> float:
+        """The wait each call must pay for to keep inside ``max_calls_per_day`` (0 without one)."""
+        return 0.0 if self.max_calls_per_day is None else SECONDS_PER_DAY / self.max_calls_per_day
+
+    def query(self, state: PollState, page: int) -> dict[str, Any]:
+        """The ``posts.list`` arguments of one page of a cycle."""
+        params: dict[str, Any] = {
+            **self.filters,
+            "sort": "recent",
+            "since": state.floor,
+            "limit": self.limit,
+            "page": page,
+        }
+        if state.since_id is not None:
+            params["since_id"] = state.since_id
+        return params
+
+    def backoff(self, failures: int, rand: Callable[[], float]) -> float:
+        """Exponential back-off with equal jitter, capped at ``max(interval, 60 s)``."""
+        cap = max(self.interval, BACKOFF_MIN_CAP)
+        base = min(cap, BACKOFF_INITIAL * (2.0 ** min(failures, 30)))
+        return base / 2 + rand() * base / 2
+
+
+def _retry_wait(
+    config: PollConfig, exc: BaseException, failures: int, rand: Callable[[], float]
+) -> Optional[float]:
+    """Seconds to wait before asking again, or ``None`` when the error must be raised.
+
+    Raised: every 4xx but 429 (401, 402, 403, a 400 other than a recoverable
+    ``SINCE_ID_NOT_FOUND``...), a body that is not what the spec says, anything unknown.
+    Retrying those would spend the customer's calls on a certain failure.
+    """
+    if isinstance(exc, RateLimitError):
+        if exc.retry_after is not None:
+            return exc.retry_after
+        return config.backoff(failures, rand)
+    if isinstance(exc, (InternalServerError, APIConnectionError)):
+        return config.backoff(failures, rand)
+    return None
+
+
+def poll_cycles(
+    config: PollConfig,
+    state: PollState,
+    *,
+    clock: Callable[[], datetime],
+    rand: Callable[[], float] = _random.random,
+) -> Generator[Action, object, None]:
+    """The polling algorithm: yields actions, receives their results, never returns.
+
+    ``clock`` is the time of the service, near enough (the machine's UTC clock): it starts
+    each cycle, and a cycle's start minus ``lookback`` is where the window may slide to.
+
+    Budget: every call made since the last wait is paid for by the next wait, which is at
+    least ``calls x 86400 / max_calls_per_day`` seconds; so over any run the calls average
+    at most ``max_calls_per_day`` a day, whatever mix of busy, idle and failing cycles.
+    """
+    yield Commit(state)  # the starting point is saved before the first call, so a restart keeps it
+    unpaid = 0  # calls since the last wait
+
+    def wait(seconds: float, reason: str) -> Sleep:
+        nonlocal unpaid
+        paid = max(seconds, unpaid * config.seconds_per_call)
+        unpaid = 0
+        return Sleep(paid, reason)
+
+    while True:
+        started = clock()
+        found: dict[str, Post] = {}
+        page = 1
+        failures = 0
+        while True:
+            result = yield Fetch(config.query(state, page))
+            unpaid += 1
+            if isinstance(result, SinceIdNotFoundError) and state.since_id is not None:
+                # `since` carries the same bound (the since_id post is at or below the
+                # floor), so dropping the hint changes neither what is lost nor repeated.
+                log.info(
+                    "since_id %s is no longer available; continuing with since only", state.since_id
+                )
+                state = state.without_since_id()
+                yield Commit(state)
+                continue
+            if isinstance(result, BaseException):
+                seconds = _retry_wait(config, result, failures, rand)
+                if seconds is None:
+                    raise result
+                failures += 1
+                log.warning(
+                    "GET /posts page %d failed (%s); retrying in %.1f s", page, result, seconds
+                )
+                yield wait(seconds, f"retry after {type(result).__name__}")
+                continue
+            if not isinstance(result, PostsResponse):
+                raise TypeError(
+                    f"a Fetch must be answered with a PostsResponse, got {type(result).__name__}"
+                )
+            failures = 0
+            for post in result.items:
+                # The local check repeats the service's exclusive `since`: a post at or
+                # below the floor has been forgotten and would otherwise repeat.
+                if post.created_at > state.floor and post.id not in state.seen:
+                    found.setdefault(post.id, post)
+            if not result.pagination.has_next or not result.items:
+                break
+            page += 1
+        batch = sorted(found.values(), key=lambda p: (p.created_at, p.id))
+        log.debug("cycle done: %d page(s), %d new post(s)", page, len(batch))
+        advanced = state.advance(batch, config.lookback, started)
+        if batch:
+            yield Deliver(batch, advanced)
+        elif advanced != state:
+            yield Commit(advanced)  # an idle cycle only slid the window: nothing is pending
+        state = advanced
+        yield wait(config.interval, "interval")

@@ -1,0 +1,237 @@
+"""``Poller``: drives :func:`poll_cycles` with a :class:`SportsPosts` client and a thread's time."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Generator, Mapping
+from datetime import datetime, timedelta, timezone
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+from .. import _endpoints
+from ..models.post import Post
+from ._algorithm import (
+    DEFAULT_LOOKBACK,
+    Commit,
+    Deliver,
+    Fetch,
+    PollConfig,
+    PollState,
+    Sleep,
+    log,
+    poll_cycles,
+    to_datetime,
+)
+from .checkpoints import Checkpoint, MemoryCheckpoint
+
+if TYPE_CHECKING:
+    from .._client import SportsPosts
+
+__all__ = ["Poller"]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _is_checkpoint(value: object) -> bool:
+    return callable(getattr(value, "load", None)) and callable(getattr(value, "save", None))
+
+
+class _PollerBase:
+    """Argument checks and bookkeeping shared by both drivers (no I/O)."""
+
+    def _setup(
+        self,
+        *,
+        since: Optional[Union[datetime, str]],
+        interval: Union[float, timedelta],
+        checkpoint: Optional[Checkpoint],
+        lookback: Union[float, timedelta],
+        max_calls_per_day: Optional[int],
+        filters: Mapping[str, Any],
+        clock: Optional[Callable[[], datetime]],
+        rand: Optional[Callable[[], float]],
+    ) -> None:
+        self._config = PollConfig.build(
+            filters=filters,
+            interval=interval,
+            lookback=lookback,
+            max_calls_per_day=max_calls_per_day,
+        )
+        self._since = None if since is None else to_datetime("since", since)
+        if checkpoint is not None and not _is_checkpoint(checkpoint):
+            from .._errors import ParameterError
+
+            raise ParameterError(
+                "checkpoint must have load() and save(state) (MemoryCheckpoint, FileCheckpoint, RedisCheckpoint)",
+                parameter="checkpoint",
+            )
+        self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
+        self._clock = clock or _now
+        self._rand = rand or random.random
+        self._calls = 0
+        self._state: Optional[PollState] = None
+        self._pending: Optional[PollState] = None
+        self._stopping = False
+
+    def _stop_requested(self) -> bool:
+        return self._stopping
+
+    @property
+    def calls(self) -> int:
+        """GET /posts requests this poller has sent (each one costs the customer a call)."""
+        return self._calls
+
+    @property
+    def state(self) -> Optional[PollState]:
+        """The last state saved to the checkpoint (``None`` before the poller started)."""
+        return self._state
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return self._checkpoint
+
+    @property
+    def config(self) -> PollConfig:
+        return self._config
+
+    def _initial_state(self, stored: Optional[PollState]) -> PollState:
+        """A stored state wins over ``since``; an empty checkpoint starts at ``since`` or now - lookback."""
+        if stored is not None:
+            if self._since is not None:
+                log.info(
+                    "checkpoint found: resuming at %s (since= is ignored)", stored.floor.isoformat()
+                )
+            return stored
+        start = self._since if self._since is not None else self._clock() - self._config.lookback
+        return PollState.start(start)
+
+
+class Poller(_PollerBase):
+    """Delivers every post matching the filters once, in batches, each oldest first.
+
+    Iterate it: ``for batch in poller``. The checkpoint advances only when the next batch
+    is asked for (or on ``close()`` / a clean ``with`` exit), so a crash while handling a
+    batch repeats that batch and loses nothing. Retries are the poller's own (its client
+    has ``max_retries=0``): 429 waits ``Retry-After``, 5xx and connection errors back off,
+    every other error is raised.
+
+    ``clock`` and ``sleep`` exist for tests and simulations; the default sleep returns at
+    once when :meth:`stop` is called from another thread.
+    """
+
+    def __init__(
+        self,
+        client: SportsPosts,
+        *,
+        since: Optional[Union[datetime, str]] = None,
+        interval: Union[float, timedelta] = 60.0,
+        checkpoint: Optional[Checkpoint] = None,
+        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
+        max_calls_per_day: Optional[int] = None,
+        filters: Optional[Mapping[str, Any]] = None,
+        clock: Optional[Callable[[], datetime]] = None,
+        sleep: Optional[Callable[[float], None]] = None,
+        rand: Optional[Callable[[], float]] = None,
+    ) -> None:
+        self._setup(
+            since=since,
+            interval=interval,
+            checkpoint=checkpoint,
+            lookback=lookback,
+            max_calls_per_day=max_calls_per_day,
+            filters=filters or {},
+            clock=clock,
+            rand=rand,
+        )
+        self._client = client.with_options(max_retries=0)
+        self._wake = threading.Event()
+        self._sleep = sleep or self._interruptible_sleep
+        self._run: Optional[Generator[list[Post], None, None]] = None
+
+    def __repr__(self) -> str:
+        return f"Poller(filters={dict(self._config.filters)!r}, interval={self._config.interval}, checkpoint={self._checkpoint!r})"
+
+    def _interruptible_sleep(self, seconds: float) -> None:
+        self._wake.wait(seconds)
+
+    def stop(self) -> None:
+        """End the loop after the current cycle (a wait in progress ends at once). Thread-safe."""
+        self._stopping = True
+        self._wake.set()
+
+    def __iter__(self) -> Poller:
+        return self
+
+    def __next__(self) -> list[Post]:
+        if self._run is None:
+            self._run = self._drive()
+        return next(self._run)
+
+    def close(self) -> None:
+        """Commit the batch the consumer holds (it is done with it) and end the loop."""
+        self.stop()
+        if self._pending is not None:
+            self._commit(self._pending)
+        if self._run is not None:
+            self._run.close()
+
+    def __enter__(self) -> Poller:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        if exc_type is not None:
+            # The batch in hand may be half handled: leave it uncommitted so it repeats.
+            self._pending = None
+        self.close()
+
+    def _commit(self, state: PollState) -> None:
+        self._checkpoint.save(state)
+        self._state = state
+        self._pending = None
+
+    def _drive(self) -> Generator[list[Post], None, None]:
+        if self._stop_requested():
+            return
+        algorithm = poll_cycles(
+            self._config,
+            self._initial_state(self._checkpoint.load()),
+            clock=self._clock,
+            rand=self._rand,
+        )
+        result: object = None
+        try:
+            while True:
+                action = algorithm.send(result)
+                result = None
+                if isinstance(action, Fetch):
+                    self._calls += 1
+                    try:
+                        response = self._client._request(_endpoints.posts_list(action.params))
+                        result = response
+                    except (
+                        Exception
+                    ) as exc:  # handed to the algorithm, which raises what it cannot retry
+                        result = exc
+                elif isinstance(action, Sleep):
+                    if self._stop_requested():
+                        return
+                    log.debug("waiting %.1f s (%s)", action.seconds, action.reason)
+                    self._sleep(action.seconds)
+                    if self._stop_requested():
+                        return
+                elif isinstance(action, Deliver):
+                    self._pending = action.state
+                    yield action.batch
+                    self._commit(action.state)
+                elif isinstance(action, Commit):
+                    self._commit(action.state)
+        finally:
+            algorithm.close()

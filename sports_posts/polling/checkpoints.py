@@ -1,0 +1,193 @@
+"""Where a poller keeps its :class:`PollState` between runs: memory, a file, or redis.
+
+A checkpoint has two methods, ``load() -> PollState | None`` and ``save(state)``. The
+poller calls ``save`` only after the consumer has finished with a batch, so a crash at
+any point repeats at most the last batch and never skips one. The async poller calls
+these (blocking) methods in a worker thread, except for :class:`MemoryCheckpoint`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from typing_extensions import Protocol, runtime_checkable
+
+from ._algorithm import CheckpointError, PollState
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointConflictError",
+    "CheckpointError",
+    "FileCheckpoint",
+    "MemoryCheckpoint",
+    "RedisCheckpoint",
+]
+
+
+@runtime_checkable
+class Checkpoint(Protocol):
+    """Stores one :class:`PollState`; ``load()`` returns ``None`` when nothing is stored yet."""
+
+    def load(self) -> Optional[PollState]: ...
+
+    def save(self, state: PollState) -> None: ...
+
+
+class CheckpointConflictError(CheckpointError):
+    """Another worker saved the same redis checkpoint since this one loaded it.
+
+    Two pollers on one key would deliver the same posts twice; the second one stops here
+    instead. Give each worker its own key (one per league, say).
+    """
+
+
+class MemoryCheckpoint:
+    """A checkpoint in this process only: the default, lost when the process ends."""
+
+    def __init__(self, state: Optional[PollState] = None) -> None:
+        self._state = state
+        self._lock = threading.Lock()
+
+    def load(self) -> Optional[PollState]:
+        with self._lock:
+            return self._state
+
+    def save(self, state: PollState) -> None:
+        with self._lock:
+            self._state = state
+
+    def __repr__(self) -> str:
+        return f"MemoryCheckpoint(state={self._state!r})"
+
+
+class FileCheckpoint:
+    """A checkpoint in a JSON file, replaced atomically: temp file, fsync, rename.
+
+    A kill in the middle of ``save`` leaves either the old or the new file, never a torn
+    one (a stray ``.<name>.*.tmp`` may remain; it is ignored and removed by the next
+    save). A file that cannot be read back raises :class:`CheckpointError` naming the
+    path: delete it to start over.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"FileCheckpoint({str(self.path)!r})"
+
+    def load(self) -> Optional[PollState]:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise CheckpointError(f"cannot read checkpoint {self.path}: {exc}") from None
+        try:
+            return PollState.from_json(data)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{self.path}: {exc}; delete the file to start over") from None
+
+    def save(self, state: PollState) -> None:
+        directory = self.path.parent
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(state.to_json().encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _fsync_directory(directory)
+        self._remove_stray_temps(keep=tmp)
+
+    def _remove_stray_temps(self, keep: str) -> None:
+        for stray in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            if str(stray) != keep:
+                with contextlib.suppress(OSError):
+                    stray.unlink()
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# KEYS[1] = hash; ARGV[1] = generation the saver last saw; ARGV[2] = state; ARGV[3] = next generation
+_SAVE_SCRIPT = """
+local current = redis.call('HGET', KEYS[1], 'generation')
+if current == false then current = '0' end
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'generation', ARGV[3])
+return 1
+"""
+
+
+class RedisCheckpoint:
+    """A checkpoint in a redis hash, for fleets of workers (extra ``redis``).
+
+    ``save`` is a compare-and-set on a generation counter: if another worker saved the
+    same key since this one loaded it, :class:`CheckpointConflictError` is raised rather
+    than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL or a
+    ``redis.Redis`` client (not closed by this class); ``redis`` is imported only here.
+    """
+
+    def __init__(self, url_or_client: Any, *, key: str = "sports_posts:poll") -> None:
+        if not isinstance(key, str) or not key:
+            raise CheckpointError("RedisCheckpoint: key must be a non-empty string")
+        if isinstance(url_or_client, str):
+            try:
+                import redis
+            except ImportError:  # pragma: no cover - exercised only without the extra
+                raise CheckpointError(
+                    "RedisCheckpoint needs the redis package: pip install 'sports-posts[redis]'"
+                ) from None
+            self._redis: Any = redis.Redis.from_url(url_or_client)
+        else:
+            self._redis = url_or_client
+        self.key = key
+        self._generation = 0
+        self._script: Any = None
+
+    def __repr__(self) -> str:
+        return f"RedisCheckpoint(key={self.key!r})"
+
+    def load(self) -> Optional[PollState]:
+        state, generation = self._redis.hmget(self.key, ["state", "generation"])
+        self._generation = int(generation or 0)
+        if state is None:
+            return None
+        try:
+            return PollState.from_json(state)
+        except CheckpointError as exc:
+            raise CheckpointError(
+                f"redis key {self.key!r}: {exc}; delete the key to start over"
+            ) from None
+
+    def save(self, state: PollState) -> None:
+        if self._script is None:
+            self._script = self._redis.register_script(_SAVE_SCRIPT)
+        nxt = self._generation + 1
+        ok = self._script(keys=[self.key], args=[str(self._generation), state.to_json(), str(nxt)])
+        if not ok:
+            raise CheckpointConflictError(
+                f"redis key {self.key!r} was saved by another worker; two pollers share one checkpoint"
+            )
+        self._generation = nxt

@@ -1,0 +1,166 @@
+"""A stateful fake of GET /posts (spec 4.1) over an in-memory list of posts and a fake clock.
+
+It implements what the poller relies on, as the specification says it: ``since``
+(exclusive), ``since_id`` (400 ``SINCE_ID_NOT_FOUND`` when the post is unknown or
+deleted), ``sort=recent`` (newest first), ``page``, ``limit`` (default 20, maximum 100),
+``has_next`` / ``has_prev``, and ``leagues``. A post is visible only once its
+``indexed_at`` has passed, so late indexing happens on its own as the clock moves.
+Scripted answers (429 with ``Retry-After``, 500, anything) are served before the real one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Optional
+
+import httpx
+
+T0 = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+BASE_URL = "https://fake.sports-posts.test/v1"
+
+
+class FakeClock:
+    """Service time and poller time at once: the poller's sleep advances it."""
+
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@dataclass
+class FakePost:
+    id: str
+    created_at: datetime
+    indexed_at: datetime
+    league: str = "NFL"
+    deleted: bool = False
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
+            "text": f"post {self.id}",
+            "league": self.league,
+            "author_username": "reporter",
+            "post_url": f"https://x.example/{self.id}",
+        }
+
+
+@dataclass
+class Scripted:
+    status: int
+    error_code: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _parse_dt(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _error(
+    status: int, code: str, message: str, headers: Optional[dict[str, str]] = None
+) -> httpx.Response:
+    body = {"ok": False, "error_code": code, "error_message": message}
+    return httpx.Response(status, json=body, headers=headers or {})
+
+
+class FakePostsService:
+    """The fake; pass :meth:`handler` to ``httpx.MockTransport``."""
+
+    def __init__(self, clock: FakeClock, *, seconds_per_request: float = 0.0) -> None:
+        self.clock = clock
+        self.posts: dict[str, FakePost] = {}
+        self.scripted: deque[Scripted] = deque()
+        self.requests: list[dict[str, str]] = []
+        self.seconds_per_request = seconds_per_request
+        self.before_answer: Optional[Callable[[FakePostsService, dict[str, str]], None]] = None
+
+    # -- the world ------------------------------------------------------------------
+
+    def publish(
+        self, post_id: str, created: float, *, delay: float = 0.0, league: str = "NFL"
+    ) -> FakePost:
+        """A post created ``created`` seconds after T0 that becomes visible ``delay`` later."""
+        created_at = T0 + timedelta(seconds=created)
+        post = FakePost(post_id, created_at, created_at + timedelta(seconds=delay), league)
+        self.posts[post_id] = post
+        return post
+
+    def delete(self, post_id: str) -> None:
+        self.posts[post_id].deleted = True
+
+    def fail_next(
+        self, status: int, error_code: str, *, times: int = 1, retry_after: Optional[str] = None
+    ) -> None:
+        headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        for _ in range(times):
+            self.scripted.append(Scripted(status, error_code, headers))
+
+    def visible(self) -> list[FakePost]:
+        now = self.clock.now
+        return [p for p in self.posts.values() if not p.deleted and p.indexed_at <= now]
+
+    # -- GET /posts -----------------------------------------------------------------
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        query = dict(request.url.params)
+        self.requests.append(query)
+        if self.before_answer is not None:
+            self.before_answer(self, query)
+        response = self._answer(request, query)
+        self.clock.advance(self.seconds_per_request)
+        return response
+
+    def _answer(self, request: httpx.Request, q: dict[str, str]) -> httpx.Response:
+        if not request.headers.get("authorization"):
+            return _error(401, "UNAUTHORIZED", "missing API key")
+        if request.url.path != "/v1/posts":
+            return _error(404, "NOT_FOUND", "no such route")
+        if self.scripted:
+            s = self.scripted.popleft()
+            return _error(s.status, s.error_code, "scripted", s.headers)
+        if q.get("sort", "trending") != "recent":
+            return _error(400, "INVALID_PARAMETER", "this fake serves sort=recent only")
+        try:
+            limit = int(q.get("limit", "20"))
+            page = int(q.get("page", "1"))
+        except ValueError:
+            return _error(400, "INVALID_PARAMETER", "limit and page are integers")
+        if not 1 <= limit <= 100 or page < 1:
+            return _error(400, "INVALID_PARAMETER", "limit 1..100, page >= 1")
+        items = self.visible()
+        if "leagues" in q:
+            wanted = {x.strip().upper() for x in q["leagues"].split(",")}
+            if "ALL" not in wanted:
+                items = [p for p in items if p.league.upper() in wanted]
+        if "since" in q:
+            since = _parse_dt(q["since"])
+            items = [p for p in items if p.created_at > since]
+        if "since_id" in q:
+            ref = self.posts.get(q["since_id"])
+            if ref is None or ref.deleted:
+                return _error(400, "SINCE_ID_NOT_FOUND", f"post {q['since_id']} is unavailable")
+            items = [p for p in items if p.created_at > ref.created_at]
+        items.sort(key=lambda p: (p.created_at, p.id), reverse=True)
+        start = (page - 1) * limit
+        chunk = items[start : start + limit]
+        body = {
+            "pagination": {
+                "page": page,
+                "limit": limit,
+                "has_next": start + limit < len(items),
+                "has_prev": page > 1,
+            },
+            "items": [p.wire() for p in chunk],
+        }
+        return httpx.Response(
+            200, content=json.dumps(body).encode(), headers={"content-type": "application/json"}
+        )
