@@ -92,7 +92,7 @@ class Post(SportsPostsModel):
         author = fields["author"]
         if author is None:
             if fields["author_username"] is not None:
-                fields["author"] = Author(username=fields["author_username"])
+                fields["author"] = Author.model_construct(username=fields["author_username"])
         elif fields["author_username"] is None:
             fields["author_username"] = author.username
 

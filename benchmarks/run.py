@@ -1,0 +1,309 @@
+"""Run every benchmark and print ratios against a baseline measured in the same run.
+
+    python -m benchmarks.run            # all, about a minute on 2 cores
+    python -m benchmarks.run --quick    # fewer rounds, for a smoke check
+    python -m benchmarks.run --json out.json
+
+Each comparison interleaves rounds of the SDK and of its baseline and reports the ratio of
+the best rounds (the least disturbed by other processes), plus the median ratio of pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import hashlib
+import hmac
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Optional
+
+import httpx
+
+from benchmarks._data import page_bytes
+
+RESULTS: list[Result] = []
+
+
+@dataclass
+class Result:
+    name: str
+    value: float
+    unit: str
+    target: str
+    ok: bool
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def record(name: str, value: float, unit: str, target: str, ok: bool, **detail: Any) -> None:
+    RESULTS.append(Result(name, value, unit, target, ok, detail))
+    mark = "ok " if ok else "MISS"
+    print(f"  [{mark}] {name}: {value:.3f} {unit} (target {target})", flush=True)
+
+
+def compare(
+    ours: Callable[[], Any], baseline: Callable[[], Any], *, number: int, rounds: int
+) -> tuple[float, float]:
+    """(ratio of best rounds, median ratio of interleaved pairs) for ours/baseline."""
+    ours(), baseline()  # warm up both paths
+    o_times: list[float] = []
+    b_times: list[float] = []
+    for _ in range(rounds):
+        gc.collect()
+        t0 = time.perf_counter()
+        for _ in range(number):
+            baseline()
+        t1 = time.perf_counter()
+        for _ in range(number):
+            ours()
+        t2 = time.perf_counter()
+        b_times.append(t1 - t0)
+        o_times.append(t2 - t1)
+    pairs = [o / b for o, b in zip(o_times, b_times)]
+    return min(o_times) / min(b_times), statistics.median(pairs)
+
+
+def compare_async(
+    ours: Callable[[], Awaitable[Any]], baseline: Callable[[], Awaitable[Any]], *, number: int, rounds: int
+) -> tuple[float, float]:
+    async def run() -> tuple[float, float]:
+        await ours()
+        await baseline()
+        o_times: list[float] = []
+        b_times: list[float] = []
+        for _ in range(rounds):
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(number):
+                await baseline()
+            t1 = time.perf_counter()
+            for _ in range(number):
+                await ours()
+            t2 = time.perf_counter()
+            b_times.append(t1 - t0)
+            o_times.append(t2 - t1)
+        pairs = [o / b for o, b in zip(o_times, b_times)]
+        return min(o_times) / min(b_times), statistics.median(pairs)
+
+    return asyncio.run(run())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("benchmark server exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("benchmark server did not start")
+
+
+# --------------------------------------------------------------------------- client
+
+
+def bench_client(quick: bool) -> None:
+    from sports_posts import AsyncSportsPosts, SportsPosts
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks._page_server", str(port)])
+    try:
+        wait_port(port, proc)
+        base = f"http://127.0.0.1:{port}/v1"
+        url = base + "/posts?leagues=NFL&limit=100"
+        headers = {"Authorization": "Bearer bench-key"}
+        rounds = 5 if quick else 15
+
+        with httpx.Client() as raw, SportsPosts(api_key="bench-key", base_url=base, http_client=httpx.Client()) as sdk:
+
+            def baseline() -> Any:
+                return json.loads(raw.get(url, headers=headers).content)
+
+            def ours() -> Any:
+                return sdk.posts.list(leagues="NFL", limit=100)
+
+            best, median = compare(ours, baseline, number=20, rounds=rounds)
+            record("sync fetch + parse of a 100-post page vs httpx.get + json.loads", best, "x",
+                   "<= 1.10", best <= 1.10, median_ratio=round(median, 3), page_bytes=len(page_bytes()))
+
+        async def make() -> tuple[httpx.AsyncClient, AsyncSportsPosts]:
+            limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
+            return httpx.AsyncClient(limits=limits), AsyncSportsPosts(
+                api_key="bench-key", base_url=base, http_client=httpx.AsyncClient(limits=limits)
+            )
+
+        async def run_async() -> tuple[float, float]:
+            raw_a, sdk_a = await make()
+
+            async def baseline_a() -> Any:
+                responses = await asyncio.gather(*(raw_a.get(url, headers=headers) for _ in range(50)))
+                return [json.loads(r.content) for r in responses]
+
+            async def ours_a() -> Any:
+                return await asyncio.gather(*(sdk_a.posts.list(leagues="NFL", limit=100) for _ in range(50)))
+
+            await ours_a()
+            await baseline_a()
+            o_times: list[float] = []
+            b_times: list[float] = []
+            for _ in range(3 if quick else 8):
+                gc.collect()
+                t0 = time.perf_counter()
+                await baseline_a()
+                t1 = time.perf_counter()
+                await ours_a()
+                t2 = time.perf_counter()
+                b_times.append(t1 - t0)
+                o_times.append(t2 - t1)
+            await raw_a.aclose()
+            await sdk_a._http.aclose()
+            pairs = [o / b for o, b in zip(o_times, b_times)]
+            return min(o_times) / min(b_times), statistics.median(pairs)
+
+        best, median = asyncio.run(run_async())
+        record("async: 50 concurrent pages vs raw httpx.AsyncClient + json.loads", best, "x",
+               "<= 1.15", best <= 1.15, median_ratio=round(median, 3))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def bench_parse(quick: bool) -> None:
+    from sports_posts._endpoints import posts_list
+    from sports_posts._transport import parse_response
+
+    body = page_bytes(100)
+    response = httpx.Response(200, content=body)
+    call = posts_list({"leagues": "NFL"})
+    best, median = compare(lambda: parse_response(call, response), lambda: json.loads(body),
+                           number=100, rounds=7 if quick else 25)
+    record("parse only: page bytes -> typed page vs json.loads", best, "x", "<= 1.25", best <= 1.25,
+           median_ratio=round(median, 3))
+
+
+# --------------------------------------------------------------------------- webhooks
+
+
+def bench_signature(quick: bool) -> None:
+    from sports_posts.webhooks import sign_payload, verify_signature
+
+    secret = "whsec_benchmark_secret"
+    key = secret.encode()
+    for size in (1024, 64 * 1024):
+        payload = os.urandom(size)
+        signature = sign_payload(payload, secret)
+        expected = bytes.fromhex(signature[len("sha256="):])
+
+        def baseline(payload: bytes = payload, expected: bytes = expected) -> bool:
+            return hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), expected)
+
+        def ours(payload: bytes = payload, signature: str = signature) -> None:
+            verify_signature(payload, signature, secret)
+
+        number = 2000 if size == 1024 else 200
+        best, median = compare(ours, baseline, number=number, rounds=7 if quick else 25)
+        record(f"verify_signature {size // 1024} KiB vs hmac.new().digest() + compare_digest", best, "x",
+               "<= 1.05", best <= 1.05, median_ratio=round(median, 3))
+
+
+def _claims_per_second(store: Any, n: int) -> float:
+    keys = [f"breaking_news:{i}" for i in range(n)]
+    t0 = time.perf_counter()
+    for key in keys:
+        store.claim(key)
+    return n / (time.perf_counter() - t0)
+
+
+def bench_dedupe(quick: bool) -> None:
+    from sports_posts.webhooks import MemoryDedupeStore, RedisDedupeStore, SQLiteDedupeStore
+
+    n = 50_000 if quick else 200_000
+    rate = _claims_per_second(MemoryDedupeStore(), n)
+    record("MemoryDedupeStore claims per second", rate, "claims/s", ">= 500,000", rate >= 500_000)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteDedupeStore(os.path.join(tmp, "dedupe.sqlite3"))
+        rate = _claims_per_second(store, n // 10)
+        record("SQLiteDedupeStore claims per second", rate, "claims/s", ">= 10,000", rate >= 10_000)
+        close = getattr(store, "close", None)
+        if close:
+            close()
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        record("RedisDedupeStore claims per second", 0.0, "claims/s", ">= 10,000", False, error="no redis-server")
+        return
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", tmp],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_port(port, proc)
+            store = RedisDedupeStore(f"redis://127.0.0.1:{port}/0")
+            rate = _claims_per_second(store, n // 10)
+            record("RedisDedupeStore claims per second (loopback)", rate, "claims/s", ">= 10,000", rate >= 10_000)
+            claim_many = getattr(store, "claim_many", None)
+            if claim_many is not None:
+                keys = [f"breaking_news:batch:{i}" for i in range(n // 10)]
+                t0 = time.perf_counter()
+                for i in range(0, len(keys), 500):
+                    claim_many(keys[i:i + 500])
+                rate = len(keys) / (time.perf_counter() - t0)
+                record("RedisDedupeStore.claim_many (pipelined) claims per second", rate, "claims/s",
+                       ">= 10,000", rate >= 10_000)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+SECTIONS: dict[str, Callable[[bool], None]] = {
+    "parse": bench_parse,
+    "client": bench_client,
+    "signature": bench_signature,
+    "dedupe": bench_dedupe,
+}
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds: a smoke check, not figures")
+    parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only these sections")
+    parser.add_argument("--json", help="write the results to this file")
+    args = parser.parse_args(argv)
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
+          f"{platform.platform()}", flush=True)
+    for name, section in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"== {name}", flush=True)
+        section(args.quick)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"python": platform.python_version(), "results": [asdict(r) for r in RESULTS]}, f, indent=2)
+    missed = [r.name for r in RESULTS if not r.ok]
+    print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} targets met", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
