@@ -254,7 +254,7 @@ class Post:
         wire = dict(self._wire)
         shape = author_shape
         if shape == "mixed":
-            shape = "nested" if int(self.id) % 2 else "flat"
+            shape = "nested" if (int(self.id) >> 5) & 1 else "flat"
         if shape in ("flat", "both"):
             wire["author_username"] = self.author.username
             wire["author_id"] = self.author.author_id
@@ -537,6 +537,8 @@ class World:
         indexed_at: Optional[datetime] = None,
     ) -> Post:
         info = self.leagues[league]
+        # The wire carries milliseconds: keep created_at exact at that precision so `since` is exact.
+        created_at = created_at.replace(microsecond=created_at.microsecond // 1000 * 1000)
         teams: list[Team] = []
         players: list[Player] = []
         geo: Optional[tuple[float, float]] = None
