@@ -40,7 +40,9 @@ def test_each_story_is_handled_exactly_once_across_three_processes(
     stories = _stories()
     fail_once = frozenset({"post-1", "post-6", "post-11"})
 
-    context = multiprocessing.get_context("spawn")
+    # forkserver: one clean server process imports the worker once, then each receiver is a cheap fork.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["webhook_mp_worker"])
     outbox = context.Queue()
     inboxes = [context.Queue() for _ in range(PROCESSES)]
     processes = [
