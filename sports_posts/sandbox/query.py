@@ -433,16 +433,16 @@ def run_posts_query(
             return False
         return not (reference is not None and post.sort_key() <= reference.sort_key())
 
-    posts = [p for p in world.visible_posts(now) if keep(p)]
+    # visible_posts is oldest first; reversed it is newest first by (created_at, id), and the
+    # stable sorts below keep that order among equal scores: the documented tiebreak.
+    posts = [p for p in reversed(world.visible_posts(now)) if keep(p)]
     sort = q.effective_sort
-    if sort == "recent":
-        posts.sort(key=Post.sort_key, reverse=True)
-    elif sort == "top":
-        posts.sort(key=lambda p: (p.score, p.sort_key()), reverse=True)
-    else:
-        def trend(p: Post) -> tuple[float, tuple[datetime, int, str]]:
+    if sort == "top":
+        posts.sort(key=lambda p: p.score, reverse=True)
+    elif sort == "trending":
+        def trend(p: Post) -> float:
             hours = max(0, int((now - p.created_at).total_seconds() // 3600))
-            return (round(p.score / (1 + hours / 24), 6), p.sort_key())
+            return round(p.score / (1 + hours / 24), 6)
 
         posts.sort(key=trend, reverse=True)
     start = (q.page - 1) * q.limit

@@ -376,6 +376,7 @@ class World:
         self._now = now or (lambda: start)
         self._lock = threading.RLock()
         self._seq = 0
+        self._ordered: Optional[list[Post]] = None
         self.leagues: dict[str, League] = {
             code: League(code, name, sport, code in INDIVIDUAL_LEAGUES)
             for code, (name, sport, _full) in LEAGUES.items()
@@ -640,6 +641,14 @@ class World:
     def _add(self, post: Post) -> None:
         self.posts.append(post)
         self._posts_by_id[post.id] = post
+        self._ordered = None
+
+    def _in_order(self) -> list[Post]:
+        """Every post oldest first, sorted once per change rather than once per request."""
+        if self._ordered is None:
+            self._ordered = sorted(self.posts, key=Post.sort_key)
+        assert self._ordered is not None
+        return self._ordered
 
     @staticmethod
     def _index(entities: Iterable[Any]) -> dict[tuple[str, str], list[Any]]:
@@ -742,9 +751,7 @@ class World:
         """Posts GET /posts can return at ``now`` (indexed and not deleted), oldest first."""
         with self._lock:
             now = self.sync(now)
-            posts = [p for p in self.posts if p.visible_at(now) and (league is None or p.league == league)]
-        posts.sort(key=Post.sort_key)
-        return posts
+            return [p for p in self._in_order() if p.visible_at(now) and (league is None or p.league == league)]
 
     def posts_created_between(self, after: datetime, until: datetime) -> list[Post]:
         """Every post (visible or not) created in (after, until], oldest first."""
