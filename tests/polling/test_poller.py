@@ -472,3 +472,87 @@ def test_a_naive_since_is_a_parameter_error(client: SportsPosts) -> None:
 def test_since_inside_filters_is_a_parameter_error(client: SportsPosts) -> None:
     with pytest.raises(ParameterError, match="since="):
         Poller(client, filters={"since": T0})
+
+
+# -- the async driver and the default sleeps -------------------------------------------------------
+
+
+def test_stop_wakes_the_default_sleep(client: SportsPosts) -> None:
+    poller = client.posts.poll(leagues="NFL", interval=3600)
+    poller.stop()
+    poller._interruptible_sleep(3600)  # returns at once: the wake event is set
+
+
+@pytest.mark.anyio
+async def test_stop_from_another_thread_wakes_the_async_default_sleep(
+    aclient: AsyncSportsPosts,
+) -> None:
+    import asyncio
+
+    import anyio.to_thread
+
+    poller = aclient.posts.poll(leagues="NFL", interval=3600)
+    poller._loop = asyncio.get_running_loop()
+    poller._loop_thread = -1  # as if stop() came from a thread other than the loop's
+    poller._wake = asyncio.Event()
+    sleeping = asyncio.ensure_future(poller._interruptible_sleep(3600))
+    await asyncio.sleep(0)
+    assert not sleeping.done()
+    await anyio.to_thread.run_sync(poller.stop)
+    await sleeping  # woken by the stop, not by the hour passing
+
+
+@pytest.mark.anyio
+async def test_async_errors_that_will_not_go_away_are_raised(
+    aclient: AsyncSportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.fail_next(403, "FORBIDDEN", times=3)
+    poller = make_async_poller(aclient, harness, since=T0, leagues="NFL")
+    with pytest.raises(PermissionDeniedError):
+        await poller.__anext__()
+    assert poller.calls == 1
+
+
+@pytest.mark.anyio
+async def test_async_with_block_commits_on_clean_exit_and_stop_ends_the_loop(
+    aclient: AsyncSportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.publish("a", 1)
+    service.publish("b", 100)
+    harness.clock.advance(10)
+    checkpoint = MemoryCheckpoint()
+    seen = []
+    async with make_async_poller(aclient, harness, since=T0, checkpoint=checkpoint) as poller:
+        async for batch in poller:
+            seen.append([p.id for p in batch])
+            poller.stop()
+    assert seen == [["a"]]
+    saved = checkpoint.load()
+    assert saved is not None and set(saved.seen) == {"a"}
+
+
+@pytest.mark.anyio
+async def test_async_since_id_not_found_falls_back_to_since(
+    aclient: AsyncSportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.publish("a", 1)
+    harness.clock.advance(300)
+    service.publish("c", 290)
+    poller = make_async_poller(aclient, harness, since=T0, interval=60)
+    assert [p.id for p in await poller.__anext__()] == ["a", "c"]
+    service.publish("d", 330)
+    service.delete("a")
+    assert [p.id for p in await poller.__anext__()] == ["d"]
+    assert [r.get("since_id") for r in service.requests] == [None, "a", None]
+    await poller.aclose()
+
+
+@pytest.mark.anyio
+async def test_aclient_posts_poll_builds_an_async_poller(aclient: AsyncSportsPosts) -> None:
+    from sports_posts import AsyncPoller
+
+    poller = aclient.posts.poll(teams=["1", "2"], id_type="service", max_calls_per_day=6)
+    assert isinstance(poller, AsyncPoller)
+    assert (
+        poller.config.seconds_per_call == 14400.0
+    )  # the free plan's 200 a month: one call per 4 h

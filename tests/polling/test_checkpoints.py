@@ -1,0 +1,250 @@
+"""Checkpoints: the state's JSON, atomic files that survive a kill, and redis for fleets."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sports_posts import (
+    AsyncSportsPosts,
+    CheckpointConflictError,
+    CheckpointError,
+    FileCheckpoint,
+    MemoryCheckpoint,
+    PollState,
+    RedisCheckpoint,
+    SportsPostsError,
+)
+from sports_posts.polling import Checkpoint
+
+from .conftest import TimeHarness, ids, make_async_poller, make_poller
+from .fake_service import T0, FakePostsService
+
+STATE = PollState(
+    watermark=T0 + timedelta(seconds=300),
+    floor=T0 + timedelta(seconds=120),
+    seen={"b": T0 + timedelta(seconds=200), "a": T0 + timedelta(seconds=150, microseconds=250)},
+    since_id="z",
+    since_id_created_at=T0 + timedelta(seconds=100),
+)
+
+
+# -- the state ------------------------------------------------------------------------------
+
+
+def test_state_round_trips_through_json_with_a_version_field() -> None:
+    data = json.loads(STATE.to_json())
+    assert data["version"] == 1
+    assert data["watermark"] == "2026-11-21T12:05:00Z"
+    assert PollState.from_json(STATE.to_json()) == STATE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"{not json",
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z"',  # torn write
+        b"[]",
+        b'{"version": 99, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": "yesterday", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "seen": []}',
+        b"\xff\xfe\x00",
+    ],
+)
+def test_a_state_that_cannot_be_read_back_is_a_checkpoint_error(text: bytes) -> None:
+    with pytest.raises(CheckpointError) as info:
+        PollState.from_json(text)
+    assert isinstance(info.value, SportsPostsError)
+
+
+def test_every_checkpoint_satisfies_the_protocol(tmp_path: Path, redis_url: str) -> None:
+    for checkpoint in (
+        MemoryCheckpoint(),
+        FileCheckpoint(tmp_path / "c.json"),
+        RedisCheckpoint(redis_url, key="k"),
+    ):
+        assert isinstance(checkpoint, Checkpoint)
+
+
+# -- FileCheckpoint -----------------------------------------------------------------------------
+
+
+def test_file_checkpoint_round_trips_and_starts_empty(tmp_path: Path) -> None:
+    checkpoint = FileCheckpoint(tmp_path / "sub" / "nfl.json")
+    assert checkpoint.load() is None
+    checkpoint.save(STATE)
+    assert FileCheckpoint(tmp_path / "sub" / "nfl.json").load() == STATE
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["nfl.json"]
+
+
+def test_a_corrupt_checkpoint_file_names_the_file_and_the_way_out(tmp_path: Path) -> None:
+    path = tmp_path / "nfl.json"
+    path.write_bytes(b'{"version": 1, "waterm')
+    with pytest.raises(CheckpointError, match="nfl.json.*delete the file"):
+        FileCheckpoint(path).load()
+
+
+def test_a_failure_in_the_middle_of_a_write_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "nfl.json"
+    checkpoint = FileCheckpoint(path)
+    checkpoint.save(STATE)
+
+    def interrupted(src: Any, dst: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save(PollState.start(T0))
+    monkeypatch.undo()
+    assert checkpoint.load() == STATE
+    assert [p.name for p in tmp_path.iterdir()] == ["nfl.json"]  # the temp file was removed
+
+
+def test_a_stray_temp_file_from_a_killed_writer_is_ignored_then_removed(tmp_path: Path) -> None:
+    path = tmp_path / "nfl.json"
+    FileCheckpoint(path).save(STATE)
+    (tmp_path / ".nfl.json.abc123.tmp").write_bytes(b'{"version": 1, "wat')
+    assert FileCheckpoint(path).load() == STATE
+    FileCheckpoint(path).save(STATE)
+    assert [p.name for p in tmp_path.iterdir()] == ["nfl.json"]
+
+
+def test_file_checkpoint_survives_sigkill_in_the_middle_of_writes(tmp_path: Path) -> None:
+    """A child process saves as fast as it can; it is killed at an arbitrary point."""
+    path = tmp_path / "nfl.json"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from datetime import timedelta
+        from sports_posts import FileCheckpoint, PollState
+        from sports_posts.polling._algorithm import _parse_iso
+        start = _parse_iso("2026-11-21T12:00:00Z", "t")
+        checkpoint = FileCheckpoint({str(path)!r})
+        seen = {{f"id{{n}}": start + timedelta(seconds=n) for n in range(2000)}}
+        n = 0
+        while True:
+            n += 1
+            checkpoint.save(PollState(start + timedelta(seconds=n), start, seen))
+            if n == 20:
+                print("ready", flush=True)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == b"ready"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    state = FileCheckpoint(path).load()  # never torn: an old or a new state, complete
+    assert state is not None and len(state.seen) == 2000
+    assert state.watermark >= T0 + timedelta(seconds=20)
+
+
+# -- RedisCheckpoint (a real redis-server) ------------------------------------------------------
+
+
+def test_redis_checkpoint_round_trips(redis_client: Any) -> None:
+    checkpoint = RedisCheckpoint(redis_client, key="sp:nfl")
+    assert checkpoint.load() is None
+    checkpoint.save(STATE)
+    checkpoint.save(STATE)
+    fresh = RedisCheckpoint(redis_client, key="sp:nfl")
+    assert fresh.load() == STATE
+    assert json.loads(redis_client.hget("sp:nfl", "state"))["version"] == 1
+
+
+def test_redis_checkpoint_accepts_a_url(redis_url: str, redis_client: Any) -> None:
+    RedisCheckpoint(redis_url, key="sp:url").save(STATE)
+    assert RedisCheckpoint(redis_client, key="sp:url").load() == STATE
+
+
+def test_two_workers_on_one_redis_key_are_detected(redis_client: Any) -> None:
+    first = RedisCheckpoint(redis_client, key="sp:shared")
+    second = RedisCheckpoint(redis_client, key="sp:shared")
+    assert first.load() is None and second.load() is None
+    first.save(STATE)
+    with pytest.raises(CheckpointConflictError):
+        second.save(PollState.start(T0))
+    assert RedisCheckpoint(redis_client, key="sp:shared").load() == STATE
+
+
+def test_a_corrupt_redis_checkpoint_is_a_checkpoint_error(redis_client: Any) -> None:
+    redis_client.hset("sp:bad", mapping={"state": "{oops", "generation": "3"})
+    with pytest.raises(CheckpointError, match="sp:bad"):
+        RedisCheckpoint(redis_client, key="sp:bad").load()
+
+
+def test_poller_restarts_from_redis_checkpoint_without_loss(
+    redis_client: Any, client: Any, service: FakePostsService, harness: TimeHarness
+) -> None:
+    for n in range(30):
+        service.publish(f"p{n:02d}", 10.0 * n + 1, delay=(n % 3) * 40.0)
+    harness.until = T0 + timedelta(seconds=150)
+    first = list(
+        make_poller(
+            client,
+            harness,
+            since=T0,
+            interval=30,
+            checkpoint=RedisCheckpoint(redis_client, key="sp:nfl"),
+        )
+    )
+    harness.until = T0 + timedelta(seconds=900)
+    second = list(
+        make_poller(
+            client,
+            harness,
+            since=T0,
+            interval=30,
+            checkpoint=RedisCheckpoint(redis_client, key="sp:nfl"),
+        )
+    )
+    everything = ids(first) + ids(second)
+    assert first and second
+    assert sorted(everything) == sorted(service.posts)
+
+
+@pytest.mark.anyio
+async def test_async_poller_restarts_from_file_checkpoint_without_loss(
+    tmp_path: Path, service: FakePostsService, harness: TimeHarness
+) -> None:
+    for n in range(30):
+        service.publish(f"p{n:02d}", 10.0 * n + 1, delay=(n % 3) * 40.0)
+    path = tmp_path / "nfl.json"
+    http = httpx.AsyncClient(transport=httpx.MockTransport(service.handler))
+    async with AsyncSportsPosts(
+        api_key="k", base_url="https://fake.sports-posts.test/v1", http_client=http
+    ) as aclient:
+        delivered: list[list[str]] = []
+        poller = make_async_poller(
+            aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
+        )
+        with pytest.raises(KeyboardInterrupt):
+            async for batch in poller:
+                delivered.append([p.id for p in batch])
+                if len(delivered) == 3:
+                    raise KeyboardInterrupt
+        restarted = make_async_poller(
+            aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
+        )
+        harness.until = T0 + timedelta(seconds=900)
+        after = [[p.id for p in b] async for b in restarted]
+    await http.aclose()
+    everything = [i for b in delivered + after for i in b]
+    assert set(everything) == set(service.posts)
+    assert sorted(i for i in set(everything) if everything.count(i) > 1) == sorted(delivered[-1])
