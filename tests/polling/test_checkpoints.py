@@ -150,6 +150,8 @@ def test_file_checkpoint_survives_sigkill_in_the_middle_of_writes(tmp_path: Path
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
     state = FileCheckpoint(path).load()  # never torn: an old or a new state, complete
     assert state is not None and len(state.seen) == 2000
     assert state.watermark >= T0 + timedelta(seconds=20)
