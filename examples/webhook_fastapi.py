@@ -64,7 +64,7 @@ receiver = WebhookReceiver(
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     receiver.start()  # drains events acknowledged before the last shutdown or crash
     yield
-    receiver.close()
+    await receiver.aclose()  # waits for handlers still running
 
 
 app = FastAPI(lifespan=lifespan)

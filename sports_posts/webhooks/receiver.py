@@ -235,6 +235,9 @@ class WebhookReceiver:
             result = self._handler(event)
             if inspect.isawaitable(result):
                 await result
+        except asyncio.CancelledError:  # the app is shutting down: let the next retry have it
+            self._safely(self.store.release, key)
+            raise
         except Exception:
             logger.exception("webhook handler failed for %s; released for the next retry", key)
             await loop.run_in_executor(None, self._safely, self.store.release, key)
@@ -352,6 +355,11 @@ class WebhookReceiver:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
+
+    async def aclose(self, timeout: Optional[float] = 30.0) -> None:
+        """:meth:`close` for asyncio apps: also waits for the async handler tasks."""
+        await self.wait_idle_async(timeout)
+        await asyncio.get_running_loop().run_in_executor(None, self.close, timeout)
 
     def __enter__(self) -> WebhookReceiver:
         self.start()

@@ -152,7 +152,11 @@ async def test_plain_asgi_app_starts_and_closes_the_receiver_on_lifespan(recorde
     receiver = WebhookReceiver(SECRET, recorder)
     started: list[str] = []
     receiver.start = lambda: started.append("start")  # type: ignore[method-assign]
-    receiver.close = lambda timeout=None: started.append("close")  # type: ignore[method-assign]
+
+    async def aclose(timeout: float | None = None) -> None:
+        started.append("close")
+
+    receiver.aclose = aclose  # type: ignore[method-assign]
     messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
     sent: list[dict[str, Any]] = []
 

@@ -306,3 +306,23 @@ def test_fuzzed_requests_never_raise_and_never_answer_500(body: Any, headers: An
     response = _FUZZ_RECEIVER.handle(body, headers)
     assert response.status_code in (200, 202, 400, 401, 409)
     assert response.status_code != 202 or sign
+
+
+
+def test_an_async_handler_cancelled_at_shutdown_releases_its_claim() -> None:
+    store = MemoryDedupeStore()
+    started: list[WebhookEvent] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        started.append(event)
+        await asyncio.Event().wait()  # still running when the app stops
+
+    async def app_lifetime() -> None:
+        receiver = WebhookReceiver(SECRET, handler, store=store)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+        await asyncio.sleep(0)  # let the task start; asyncio.run then cancels it on exit
+
+    asyncio.run(app_lifetime())
+    assert len(started) == 1
+    assert store.claim("breaking_news:1790000000000000001")  # free for the service's next retry

@@ -54,7 +54,7 @@ def sandbox() -> Iterator[Sandbox]:
 
 def _serve(receiver: WebhookReceiver) -> tuple[WSGIServer, str]:
     server = make_server("127.0.0.1", 0, WebhookWSGIApp(receiver), handler_class=_Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}/webhooks"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Any
+from typing import Any, Optional
 
 from sports_posts.webhooks import RedisDedupeStore, SQLiteDedupeStore, WebhookEvent, WebhookReceiver
 
@@ -19,7 +19,7 @@ def open_ledger(path: str) -> sqlite3.Connection:
     return conn
 
 
-def serve(store_spec: tuple[str, str, str], ledger_path: str, fail_once: frozenset[str], inbox: Any, outbox: Any) -> None:
+def _receiver(store_spec: tuple[str, str, str], ledger_path: str, fail_once: frozenset[str]) -> WebhookReceiver:
     kind, where, prefix = store_spec
     store: Any = SQLiteDedupeStore(where) if kind == "sqlite" else RedisDedupeStore(where, prefix=prefix)
 
@@ -37,16 +37,29 @@ def serve(store_spec: tuple[str, str, str], ledger_path: str, fail_once: frozens
         finally:
             ledger.close()
 
-    receiver = WebhookReceiver(SECRET, handler, store=store, max_workers=1)
+    return WebhookReceiver(SECRET, handler, store=store, max_workers=1)
+
+
+def serve(inbox: Any, outbox: Any) -> None:
+    """Serve until ``None``: ``("configure", store_spec, ledger, fail_once)`` or ``("request", id, body, headers)``."""
+    receiver: Optional[WebhookReceiver] = None
     outbox.put(("ready", os.getpid(), 0))
     try:
         while True:
             message = inbox.get()
             if message is None:
                 break
-            request_id, body, headers = message
+            if message[0] == "configure":
+                if receiver is not None:
+                    receiver.close()
+                receiver = _receiver(*message[1:])
+                outbox.put(("configured", os.getpid(), 0))
+                continue
+            assert receiver is not None
+            _, request_id, body, headers = message
             response = receiver.handle(body, headers)
             receiver.wait_idle(60)  # answer the test only once the handler's effects are settled
             outbox.put((request_id, os.getpid(), response.status_code))
     finally:
-        receiver.close()
+        if receiver is not None:
+            receiver.close()

@@ -61,7 +61,7 @@ class WebhookASGIApp:
                 self.receiver.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.receiver.close()
+                await self.receiver.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
