@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Iterator
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import respx
 
-from sports_posts import AsyncPage, AsyncSportsPosts, SportsPosts, SyncPage
+from tests.runner import Runner
 
 BASE_URL = "https://api.test/v1"
 API_KEY = "sk_live_SECRET_7f3a9c1e5b"
@@ -46,39 +44,9 @@ def page(items: list[dict[str, Any]], *, page: int = 1, has_next: bool = False, 
     }
 
 
-class Runner:
-    """Calls the SDK the same way through ``SportsPosts`` or ``AsyncSportsPosts``."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-    def client(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("api_key", API_KEY)
-        kwargs.setdefault("base_url", BASE_URL)
-        return SportsPosts(**kwargs) if self.kind == "sync" else AsyncSportsPosts(**kwargs)
-
-    def run(self, fn: Callable[[Any], Any], **client_kwargs: Any) -> Any:
-        """``fn(client)``; awaited if it returns an awaitable; pages collected into lists."""
-        if self.kind == "sync":
-            with self.client(**client_kwargs) as c:
-                result = fn(c)
-                return list(result) if isinstance(result, SyncPage) else result
-
-        async def main() -> Any:
-            async with self.client(**client_kwargs) as c:
-                result = fn(c)
-                if isinstance(result, AsyncPage):
-                    return [item async for item in result]
-                if inspect.isawaitable(result):
-                    result = await result
-                return result
-
-        return asyncio.run(main())
-
-
 @pytest.fixture(params=["sync", "async"])
 def runner(request: pytest.FixtureRequest) -> Runner:
-    return Runner(request.param)
+    return Runner(request.param, api_key=API_KEY, base_url=BASE_URL)
 
 
 @pytest.fixture

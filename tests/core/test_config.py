@@ -11,8 +11,9 @@ import respx
 
 import sports_posts as sp
 from sports_posts import _client
+from tests.runner import Runner
 
-from .conftest import API_KEY, BASE_URL, Runner, page
+from .conftest import API_KEY, BASE_URL, page
 
 
 def test_environment_supplies_key_and_base_url(monkeypatch: pytest.MonkeyPatch, api: respx.MockRouter) -> None:

@@ -9,8 +9,9 @@ import pytest
 import respx
 
 import sports_posts as sp
+from tests.runner import Runner
 
-from .conftest import Runner, page, post
+from .conftest import page, post
 
 
 def _query(route: respx.Route, n: int = 0) -> dict[str, str]:

@@ -9,8 +9,9 @@ import pytest
 import respx
 
 import sports_posts as sp
+from tests.runner import Runner
 
-from .conftest import API_KEY, Runner
+from .conftest import API_KEY
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 import sports_posts as sp
 from sports_posts.models.post import Post
+from tests.runner import Runner
 
-from .conftest import Runner, page, post
+from .conftest import page, post
 
 NESTED = {
     "id": "1790000000000000001",

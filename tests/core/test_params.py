@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from sports_posts import ParameterError, SportsPostsError
 from sports_posts._params import encode_posts_params
+from tests.runner import Runner
 
-from .conftest import Runner, page
+from .conftest import page
 
 
 @pytest.mark.parametrize(

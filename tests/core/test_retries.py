@@ -11,8 +11,9 @@ import respx
 
 import sports_posts as sp
 from sports_posts._transport import MAX_RETRY_AFTER, backoff, parse_retry_after
+from tests.runner import Runner
 
-from .conftest import Runner, page, post
+from .conftest import page, post
 
 OK = httpx.Response(200, json=page([post()]))
 
