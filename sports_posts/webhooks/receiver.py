@@ -7,8 +7,11 @@ seconds, process asynchronously). The handler then runs in a thread pool (sync) 
 * 401: missing or bad signature; 400: a signed body that is not an event of spec 6.3.
 * 202: accepted (claimed, and stored when there is an inbox).
 * 200: a duplicate of a story already processed, or an event the filter ignores.
-* 409: the story is claimed by a delivery still in flight. Not a 2xx on purpose: if that
-  first attempt fails, the service's next retry is then processed instead of lost.
+* A retry that finds the story claimed by an attempt still in flight waits for it, up to
+  ``in_flight_wait`` seconds (well inside the service's 10): 200 once it completes, or
+  processed here if it failed and released its claim.
+* 409: still in flight after that wait. Not a 2xx on purpose: if that first attempt then
+  fails, the service's next retry is processed instead of lost.
 * 503: the dedupe store or inbox is unavailable; the service retries later.
 """
 
@@ -20,7 +23,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
@@ -45,25 +48,36 @@ _JSON = (("content-type", "application/json"),)
 
 @dataclass(frozen=True)
 class WebhookResponse:
-    """What to answer the service: any framework turns this into its own response."""
+    """What to answer the service: any framework turns this into its own response.
+
+    Unpacks as ``status, body = receiver.handle(...)``.
+    """
 
     status_code: int
     body: bytes
     headers: tuple[tuple[str, str], ...] = _JSON
-    status: str = ""
+    outcome: str = ""
     """``accepted``, ``duplicate``, ``in_progress``, ``ignored``, ``invalid_signature``, ..."""
     event: Optional[WebhookEvent] = field(default=None, repr=False, compare=False)
+
+    @property
+    def status(self) -> int:
+        """The HTTP status (same as ``status_code``)."""
+        return self.status_code
 
     @property
     def ok(self) -> bool:
         """Whether the service will count this answer as a success (any 2xx)."""
         return 200 <= self.status_code < 300
 
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.status_code, self.body))
 
-def _response(status_code: int, status: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+
+def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
     ok = 200 <= status_code < 300
-    body = json.dumps({"ok": ok, "status": status}, separators=(",", ":")).encode()
-    return WebhookResponse(status_code, body, _JSON, status, event)
+    body = json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
+    return WebhookResponse(status_code, body, _JSON, outcome, event)
 
 
 class WebhookReceiver:
@@ -88,6 +102,7 @@ class WebhookReceiver:
         max_workers: int = 8,
         poll_interval: float = 2.0,
         start_worker: bool = True,
+        in_flight_wait: float = 5.0,
     ) -> None:
         _secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
         if not callable(handler):
@@ -105,6 +120,10 @@ class WebhookReceiver:
         self._max_workers = max_workers
         self._poll_interval = poll_interval
         self._start_worker = start_worker
+        if isinstance(in_flight_wait, bool) or not isinstance(in_flight_wait, (int, float)) or not 0 <= in_flight_wait < 10:
+            raise ParameterError("in_flight_wait must be between 0 and 10 seconds", parameter="in_flight_wait")
+        self._in_flight_wait = float(in_flight_wait)
+        self._settled = threading.Condition()
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
         self._futures: set[Future[None]] = set()
@@ -128,7 +147,7 @@ class WebhookReceiver:
         response, key = self._decide(body, headers)
         if key is not None and response.event is not None:
             self._dispatch_sync(response.event, key)
-        elif response.status == "accepted":
+        elif response.outcome == "accepted":
             self._wake.set()
             self._ensure_worker()
         return response
@@ -144,7 +163,7 @@ class WebhookReceiver:
                 task.add_done_callback(self._tasks.discard)
             else:
                 self._dispatch_sync(response.event, key)
-        elif response.status == "accepted":
+        elif response.outcome == "accepted":
             self._wake.set()
             self._ensure_worker()
         return response
@@ -168,12 +187,12 @@ class WebhookReceiver:
             logger.info("webhook %s (delivery %s) ignored by the filter", key, delivery)
             return _response(200, "ignored", event), None
         try:
-            claimed = self.store.claim(key)
-            if not claimed:
-                if self.store.is_complete(key):
-                    logger.info("duplicate webhook %s (delivery %s)", key, delivery)
-                    return _response(200, "duplicate", event), None
-                logger.info("webhook %s in flight elsewhere (delivery %s): 409", key, delivery)
+            outcome = self._claim(key)
+            if outcome == "duplicate":
+                logger.info("duplicate webhook %s (delivery %s)", key, delivery)
+                return _response(200, "duplicate", event), None
+            if outcome == "in_progress":
+                logger.info("webhook %s still in flight elsewhere (delivery %s): 409", key, delivery)
                 return _response(409, "in_progress", event), None
         except Exception:
             logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
@@ -191,6 +210,26 @@ class WebhookReceiver:
         self._safely(self.store.complete, key)  # the inbox owns it now, with its own retries
         logger.info("webhook %s stored in the inbox (delivery %s)", key, delivery)
         return _response(202, "accepted", event), None
+
+    def _claim(self, key: str) -> str:
+        """``claimed``, ``duplicate``, or ``in_progress`` after waiting for an attempt in flight."""
+        deadline = time.monotonic() + self._in_flight_wait
+        while True:
+            if self.store.claim(key):
+                return "claimed"
+            if self.store.is_complete(key):
+                return "duplicate"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "in_progress"
+            # Woken at once when a handler of this process settles; another process's
+            # claim is polled, since the store offers nothing to wait on.
+            with self._settled:
+                self._settled.wait(min(remaining, 0.05))
+
+    def _notify_settled(self) -> None:
+        with self._settled:
+            self._settled.notify_all()
 
     # -- running the handler without an inbox ------------------------------------------
 
@@ -228,6 +267,8 @@ class WebhookReceiver:
             self._safely(self.store.release, key)
         else:
             self._safely(self.store.complete, key)
+        finally:
+            self._notify_settled()
 
     async def _run_async(self, event: WebhookEvent, key: str) -> None:
         loop = asyncio.get_running_loop()
@@ -237,12 +278,14 @@ class WebhookReceiver:
                 await result
         except asyncio.CancelledError:  # the app is shutting down: let the next retry have it
             self._safely(self.store.release, key)
+            self._notify_settled()
             raise
         except Exception:
             logger.exception("webhook handler failed for %s; released for the next retry", key)
             await loop.run_in_executor(None, self._safely, self.store.release, key)
         else:
             await loop.run_in_executor(None, self._safely, self.store.complete, key)
+        self._notify_settled()
 
     def _thread_loop(self) -> asyncio.AbstractEventLoop:
         """One event loop per worker thread for async handlers called from sync code."""

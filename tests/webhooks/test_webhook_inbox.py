@@ -63,7 +63,7 @@ def test_an_event_acknowledged_just_before_a_crash_is_processed_after_restart(tm
     assert handler.delivered == ["dlv_1"]
     assert _rows(tmp_path) == [(KEY, "done")]
     retry = signed(delivery_id="dlv_2")
-    assert restarted.handle(retry.body, retry.headers).status == "duplicate"
+    assert restarted.handle(retry.body, retry.headers).outcome == "duplicate"
     assert restarted.run_inbox_once() == 0
 
 

@@ -50,7 +50,7 @@ def test_accepted_event_answers_202_and_reaches_the_handler() -> None:
     with WebhookReceiver(SECRET, handler) as receiver:
         request = signed(delivery_id="dlv_1")
         response = receiver.handle(request.body, request.headers)
-        assert (response.status_code, response.status, response.ok) == (202, "accepted", True)
+        assert (response.status_code, response.outcome, response.ok) == (202, "accepted", True)
         assert json.loads(response.body) == {"ok": True, "status": "accepted"}
         assert ("content-type", "application/json") in response.headers
         assert receiver.wait_idle(WAIT)
@@ -66,7 +66,7 @@ def test_missing_or_bad_signature_answers_401_and_the_handler_never_runs() -> No
         garbled = {**request.headers, "X-Service-Signature": "sha256=\u0660" * 3}
         for headers in (unsigned, forged, garbled):
             response = receiver.handle(request.body, headers)
-            assert (response.status_code, response.status) == (401, "invalid_signature")
+            assert (response.status_code, response.outcome) == (401, "invalid_signature")
         assert receiver.handle(request.body + b" ", request.headers).status_code == 401
         assert receiver.wait_idle(WAIT)
     assert handler.events == []
@@ -76,7 +76,7 @@ def test_signed_body_that_does_not_parse_answers_400() -> None:
     body = b'{"event": "breaking_news", "data": {}}'
     with WebhookReceiver(SECRET, Recorder()) as receiver:
         response = receiver.handle(body, {"X-Service-Signature": sign_payload(body, SECRET)})
-    assert (response.status_code, response.status) == (400, "invalid_payload")
+    assert (response.status_code, response.outcome) == (400, "invalid_payload")
 
 
 def test_a_retry_of_a_processed_story_answers_200_duplicate_and_is_not_handled_again() -> None:
@@ -87,7 +87,7 @@ def test_a_retry_of_a_processed_story_answers_200_duplicate_and_is_not_handled_a
         assert receiver.wait_idle(WAIT)
         retry = signed(delivery_id="dlv_2")  # same payload, new delivery id
         response = receiver.handle(retry.body, retry.headers)
-        assert (response.status_code, response.status) == (200, "duplicate")
+        assert (response.status_code, response.outcome) == (200, "duplicate")
         assert receiver.wait_idle(WAIT)
     assert [e.delivery_id for e in handler.events] == ["dlv_1"]
 
@@ -105,7 +105,7 @@ def test_both_event_kinds_of_one_post_id_are_handled_separately() -> None:
 def test_the_answer_is_decided_before_a_slow_handler_finishes() -> None:
     handler = Recorder()
     handler.gate.clear()  # the handler blocks until the test lets it go
-    with WebhookReceiver(SECRET, handler) as receiver:
+    with WebhookReceiver(SECRET, handler, in_flight_wait=0) as receiver:
         request = signed()
         response = receiver.handle(request.body, request.headers)
         assert response.status_code == 202
@@ -118,14 +118,45 @@ def test_the_answer_is_decided_before_a_slow_handler_finishes() -> None:
     assert len(handler.events) == 1
 
 
-def test_a_retry_while_the_first_delivery_is_in_flight_answers_409_not_2xx() -> None:
+def test_a_retry_still_in_flight_after_the_wait_answers_409_not_2xx() -> None:
     # If the in-flight attempt then fails, the service's next retry must still be processed.
     store = MemoryDedupeStore()
     assert store.claim("breaking_news:1790000000000000001")
-    with WebhookReceiver(SECRET, Recorder(), store=store) as receiver:
+    with WebhookReceiver(SECRET, Recorder(), store=store, in_flight_wait=0) as receiver:
         request = signed()
         response = receiver.handle(request.body, request.headers)
-    assert (response.status_code, response.status, response.ok) == (409, "in_progress", False)
+    assert (response.status_code, response.outcome, response.ok) == (409, "in_progress", False)
+
+
+def _retry_while_in_flight(handler: Recorder) -> tuple[int, str, list[str | None]]:
+    """Deliver, then send a retry while the handler of the first attempt is blocked."""
+    handler.gate.clear()
+    with WebhookReceiver(SECRET, handler) as receiver:
+        first = signed(delivery_id="dlv_1")
+        assert receiver.handle(first.body, first.headers).status_code == 202
+        assert handler.started.wait(WAIT)
+        answers: list[Any] = []
+        retry = signed(delivery_id="dlv_2")
+        waiter = threading.Thread(target=lambda: answers.append(receiver.handle(retry.body, retry.headers)))
+        waiter.start()
+        handler.gate.set()  # the first attempt settles while (or before) the retry waits
+        waiter.join(WAIT)
+        assert receiver.wait_idle(WAIT)
+    return answers[0].status_code, answers[0].outcome, [e.delivery_id for e in handler.events]
+
+
+def test_a_retry_during_the_first_attempt_waits_for_it_and_answers_200_duplicate() -> None:
+    assert _retry_while_in_flight(Recorder()) == (200, "duplicate", ["dlv_1"])
+
+
+def test_a_retry_during_a_first_attempt_that_fails_is_processed_itself() -> None:
+    assert _retry_while_in_flight(Recorder(failures=1)) == (202, "accepted", ["dlv_2"])
+
+
+def test_the_response_unpacks_as_status_and_body() -> None:
+    request = signed()
+    status, body = WebhookReceiver(SECRET, Recorder()).handle(request.body, {})
+    assert (status, json.loads(body)) == (401, {"ok": False, "status": "invalid_signature"})
 
 
 def test_a_handler_that_raises_releases_the_claim_so_the_next_retry_is_processed() -> None:
@@ -140,7 +171,7 @@ def test_a_handler_that_raises_releases_the_claim_so_the_next_retry_is_processed
         assert receiver.handle(retry.body, retry.headers).status_code == 202
         assert receiver.wait_idle(WAIT)
         third = signed(delivery_id="dlv_3")
-        assert receiver.handle(third.body, third.headers).status == "duplicate"
+        assert receiver.handle(third.body, third.headers).outcome == "duplicate"
     assert [e.delivery_id for e in handler.events] == ["dlv_2"]
 
 
@@ -175,7 +206,7 @@ def test_events_outside_the_filter_answer_200_ignored_without_running_the_handle
     with receiver:
         request = signed(league="NFL")
         response = receiver.handle(request.body, request.headers)
-        assert (response.status_code, response.status) == (200, "ignored")
+        assert (response.status_code, response.outcome) == (200, "ignored")
         nba = signed(league="nba", id="2")
         assert receiver.handle(nba.body, nba.headers).status_code == 202
         assert receiver.wait_idle(WAIT)
@@ -211,7 +242,7 @@ def test_an_async_handler_runs_as_a_task_under_handle_async() -> None:
         assert await receiver.wait_idle_async(WAIT)
         assert loop_ids == [id(asyncio.get_running_loop())]  # a task on the app's own loop
         again = await receiver.handle_async(request.body, request.headers)
-        assert again.status == "duplicate"
+        assert again.outcome == "duplicate"
         receiver.close()
 
     asyncio.run(scenario())
@@ -274,7 +305,13 @@ def test_an_async_handler_under_sync_handle_is_run_to_completion() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "parameter"),
-    [({"secret": ""}, "secret"), ({"handler": "not callable"}, "handler"), ({"store": object()}, "store")],
+    [
+        ({"secret": ""}, "secret"),
+        ({"handler": "not callable"}, "handler"),
+        ({"store": object()}, "store"),
+        ({"in_flight_wait": 10}, "in_flight_wait"),
+        ({"in_flight_wait": -1}, "in_flight_wait"),
+    ],
 )
 def test_bad_constructor_arguments_are_parameter_errors(kwargs: dict[str, Any], parameter: str) -> None:
     arguments: dict[str, Any] = {"secret": SECRET, "handler": Recorder(), **kwargs}
