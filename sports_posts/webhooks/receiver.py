@@ -144,29 +144,33 @@ class WebhookReceiver:
 
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
         """Decide the answer for one request, then hand the event to the handler; never raises."""
-        response, key = self._decide(body, headers)
-        if key is not None and response.event is not None:
-            self._dispatch_sync(response.event, key)
-        elif response.outcome == "accepted":
-            self._wake.set()
-            self._ensure_worker()
+        return self._dispatch(*self._decide(body, headers))
+
+    def _dispatch(self, response: WebhookResponse, key: Optional[str]) -> WebhookResponse:
+        """Hand a claimed event to the pool, or wake the inbox worker; 503 if neither can run."""
+        try:
+            if key is not None and response.event is not None:
+                self._dispatch_sync(response.event, key)
+            elif response.outcome == "accepted":
+                self._wake.set()
+                self._ensure_worker()
+        except Exception:  # no thread could be started, say: the service must retry
+            logger.exception("could not dispatch webhook %s: answering 503", key)
+            if key is not None:
+                self._safely(self.store.release, key)
+            return _response(503, "error", response.event)
         return response
 
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """:meth:`handle` for asyncio apps: store I/O runs off the loop, async handlers as tasks."""
         loop = asyncio.get_running_loop()
         response, key = await loop.run_in_executor(None, self._decide, body, headers)
-        if key is not None and response.event is not None:
-            if self._is_async:
-                task = loop.create_task(self._run_async(response.event, key))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-            else:
-                self._dispatch_sync(response.event, key)
-        elif response.outcome == "accepted":
-            self._wake.set()
-            self._ensure_worker()
-        return response
+        if key is not None and response.event is not None and self._is_async:
+            task = loop.create_task(self._run_async(response.event, key))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return response
+        return self._dispatch(response, key)
 
     def _decide(self, body: Payload, headers: Headers) -> tuple[WebhookResponse, Optional[str]]:
         """The answer, plus the claimed key when the handler still has to run (no inbox)."""
@@ -240,12 +244,7 @@ class WebhookReceiver:
             return self._pool
 
     def _dispatch_sync(self, event: WebhookEvent, key: str) -> None:
-        try:
-            future = self._executor().submit(self._run_sync, event, key)
-        except RuntimeError:  # the pool was shut down: free the claim so a retry is processed
-            logger.exception("receiver closed; %s released", key)
-            self._safely(self.store.release, key)
-            return
+        future = self._executor().submit(self._run_sync, event, key)
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)

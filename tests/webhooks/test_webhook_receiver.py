@@ -363,3 +363,16 @@ def test_an_async_handler_cancelled_at_shutdown_releases_its_claim() -> None:
     asyncio.run(app_lifetime())
     assert len(started) == 1
     assert store.claim("breaking_news:1790000000000000001")  # free for the service's next retry
+
+
+def test_an_event_that_cannot_be_dispatched_answers_503_and_frees_the_claim(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = MemoryDedupeStore()
+    receiver = WebhookReceiver(SECRET, Recorder(), store=store)
+
+    def no_threads() -> Any:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(receiver, "_executor", no_threads)
+    request = signed()
+    assert receiver.handle(request.body, request.headers).status_code == 503
+    assert store.claim("breaking_news:1790000000000000001")
