@@ -6,17 +6,19 @@ import asyncio
 import json
 import logging
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, signed
+from webhook_helpers import SECRET, FakeClock, signed
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import (
     BreakingNewsEvent,
     MemoryDedupeStore,
+    SQLiteDedupeStore,
     SubscriptionFilter,
     WebhookEvent,
     WebhookReceiver,
@@ -376,3 +378,20 @@ def test_an_event_that_cannot_be_dispatched_answers_503_and_frees_the_claim(monk
     request = signed()
     assert receiver.handle(request.body, request.headers).status_code == 503
     assert store.claim("breaking_news:1790000000000000001")
+
+
+def test_a_claim_held_by_a_worker_that_died_lapses_and_a_later_retry_is_processed(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    dead_worker = SQLiteDedupeStore(tmp_path / "dedupe.db", lease=60, clock=clock)
+    assert dead_worker.claim("breaking_news:1790000000000000001")  # then its process was killed
+    handler = Recorder()
+    store = SQLiteDedupeStore(tmp_path / "dedupe.db", lease=60, clock=clock)
+    with WebhookReceiver(SECRET, handler, store=store, in_flight_wait=0) as receiver:
+        early = signed(delivery_id="dlv_2")
+        assert receiver.handle(early.body, early.headers).status_code == 409
+        clock.advance(61)  # the service's next retry comes after the lease
+        late = signed(delivery_id="dlv_3")
+        assert receiver.handle(late.body, late.headers).status_code == 202
+        assert receiver.wait_idle(WAIT)
+    assert [e.delivery_id for e in handler.events] == ["dlv_3"]
