@@ -82,22 +82,16 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
 @contextlib.contextmanager
 def _connect(err: TextIO, *, seed: int = 7) -> Iterator[SportsPosts]:
     """A client of the real service (from the environment) or of an embedded sandbox."""
-    key = os.environ.get("SPORTS_POSTS_API_KEY")
-    url = os.environ.get("SPORTS_POSTS_BASE_URL")
-    if key and url:
-        print(f"sports-posts: using the service at {url} (SPORTS_POSTS_BASE_URL)", file=err)
-        with SportsPosts(api_key=key, base_url=url) as client:
+    if os.environ.get("SPORTS_POSTS_API_KEY") and os.environ.get("SPORTS_POSTS_BASE_URL"):
+        with SportsPosts() as client:
+            print(f"sports-posts: using the service at {client.base_url} (SPORTS_POSTS_BASE_URL)", file=err)
             yield client
         return
-    Sandbox = _sandbox_class()
-    with Sandbox(seed=seed) as sb:
-        print(
-            f"sports-posts: SPORTS_POSTS_API_KEY / SPORTS_POSTS_BASE_URL not set: "
-            f"using an embedded sandbox at {sb.base_url}",
-            file=err,
-        )
-        with SportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
-            yield client
+    _sandbox_class()  # a clear error when the sandbox extra is missing
+    from .sandbox._connect import connect
+
+    with connect(log=err, seed=seed) as client:
+        yield client
 
 
 def _sandbox_class() -> Any:

@@ -5,6 +5,7 @@ Needs the ``sandbox`` extra (starlette and uvicorn). See docs/sandbox.md.
 
 from __future__ import annotations
 
+from ._connect import aconnect, connect
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig
 from .sender import Delivery, DeliveryAttempt, Subscription, sign
@@ -28,5 +29,7 @@ __all__ = [
     "SystemClock",
     "Team",
     "World",
+    "aconnect",
+    "connect",
     "sign",
 ]

@@ -1,0 +1,38 @@
+"""Every example runs as a user would run it: a subprocess against an embedded sandbox."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# Example, arguments that bound its run, text its output must contain.
+RUNS = [
+    ("quickstart.py", [], ["Trending", "refused before sending: teams", "this script:"]),
+    ("async_quickstart.py", [], ["NFL ", "hockey posts"]),
+]
+
+
+def run_example(name: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("name", "args", "expected"), RUNS, ids=[r[0] for r in RUNS])
+def test_example_runs_against_the_sandbox(name: str, args: list[str], expected: list[str], tmp_path: Path) -> None:
+    done = run_example(name, args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "embedded sandbox" in done.stderr
+    for text in expected:
+        assert text in done.stdout
+
+
+def test_every_example_is_covered() -> None:
+    ran = {name for name, _, _ in RUNS} | {"webhook_fastapi.py", "webhook_flask.py"}  # tests/webhooks
+    assert {p.name for p in EXAMPLES.glob("*.py")} <= ran
