@@ -167,7 +167,7 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
     accounts = sandbox.accounts
     world = sandbox.world
 
-    def guarded(counted: bool = True, inactive_ok: bool = False) -> Callable[
+    def guarded(plan_endpoint: Optional[str] = None, counted: bool = True, inactive_ok: bool = False) -> Callable[
         [Callable[[Request, Account], Awaitable[Response]]], Callable[[Request], Awaitable[Response]]
     ]:
         def decorate(
@@ -178,6 +178,9 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
                     account = accounts.authenticate(request.headers.get("authorization"))
                     if not (inactive_ok and not account.config.active):
                         accounts.admit(account, sandbox.now(), counted=counted)
+                    on_plan = account.config.endpoints
+                    if plan_endpoint is not None and on_plan is not None and plan_endpoint not in on_plan:
+                        raise ApiError(403, "FORBIDDEN", f"Endpoint /{plan_endpoint} is not included in your plan")
                     return await handler(request, account)
                 except ApiError as exc:
                     return _error(exc)
@@ -191,7 +194,7 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
     def allowed(account: Account) -> Optional[frozenset[str]]:
         return account.config.leagues
 
-    @guarded()
+    @guarded("posts")
     async def posts(request: Request, account: Account) -> Response:
         query = parse_posts_query(dict(request.query_params), world.leagues)
         now = sandbox.now()
@@ -217,12 +220,12 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
             "usage": {"current_calls": account.calls if account.period_start == start else 0},
         })
 
-    @guarded()
+    @guarded("account/x-ids")
     async def x_ids(request: Request, account: Account) -> Response:
         now = sandbox.now()
         return _json(200, {"ids_to_delete": [p.id for p in world.deleted_posts(now)], "as_of": isoformat(now)})
 
-    @guarded()
+    @guarded("ids")
     async def ids(request: Request, account: Account) -> Response:
         return _json(200, ids_response(world, dict(request.query_params), sandbox.now(), allowed(account)))
 

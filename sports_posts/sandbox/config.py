@@ -78,6 +78,8 @@ class KeyConfig:
     monthly_quota: Optional[int] = None
     burst: Optional[BurstLimit] = None
     chaos: Optional[ChaosSettings] = None
+    endpoints: Optional[frozenset[str]] = None
+    """Endpoints on the plan (``posts``, ``account/x-ids``, ``ids``); None means all. Others: 403."""
 
     @property
     def quota(self) -> Optional[int]:

@@ -255,10 +255,16 @@ class WebhookSender:
             while not self._stopped:
                 now = self.clock.now()
                 upcoming: Optional[datetime] = None
+                # One attempt in flight per subscription, in emit order: a story's update never
+                # overtakes its first event at a healthy receiver.
+                busy = {job.subscription.id for job in self.jobs if job.state == "in_flight"}
                 for job in self.jobs:
                     if job.state != "pending":
                         continue
                     if job.next_attempt_at <= now:
+                        if job.subscription.id in busy:
+                            continue
+                        busy.add(job.subscription.id)
                         job.state = "in_flight"
                         assert self._pool is not None
                         self._pool.submit(self._attempt, job)

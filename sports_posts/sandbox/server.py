@@ -155,6 +155,17 @@ class Sandbox:
         self._server = None
         self._thread = None
 
+    def serve_forever(self) -> None:
+        """Start if needed and block until Ctrl+C (for the ``sports-posts sandbox`` command)."""
+        self.start()
+        try:
+            while self._thread is not None and self._thread.is_alive():
+                self._thread.join(timeout=0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
     def __enter__(self) -> Sandbox:
         return self.start()
 
@@ -226,10 +237,12 @@ class Sandbox:
         monthly_quota: Optional[int] = None,
         burst: Optional[BurstLimit] = None,
         chaos: Optional[ChaosSettings] = None,
+        endpoints: Optional[Iterable[str]] = None,
     ) -> str:
         """Create an API key with its own plan and settings; returns the key."""
         config = KeyConfig(plan=plan, active=active, leagues=_leagues(leagues), company=company,
-                           monthly_quota=monthly_quota, burst=burst, chaos=chaos)
+                           monthly_quota=monthly_quota, burst=burst, chaos=chaos,
+                           endpoints=frozenset(endpoints) if endpoints is not None else None)
         return self.accounts.add(config)
 
     def update_key(self, key: str, **changes: Any) -> None:

@@ -5,19 +5,20 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 
 import httpx
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 
 from sports_posts.sandbox import Sandbox
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sb() -> Iterator[Sandbox]:
-    """One read-mostly sandbox per module (seed 7, manual clock): tests must not mutate its world."""
+    """One shared sandbox (seed 7, manual clock): tests must not change its world, clock or keys."""
     with Sandbox(seed=7, clock="manual") as sandbox:
         yield sandbox
 
@@ -57,9 +58,22 @@ def schema_of() -> Callable[[str], Draft202012Validator]:
 
     doc = json.loads(resources.files("sports_posts.sandbox").joinpath("openapi.json").read_text("utf-8"))
 
+    checker = FormatChecker()
+
+    @checker.checks("date-time", raises=ValueError)
+    def is_datetime(value: object) -> bool:
+        if not isinstance(value, str):
+            return True
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return parsed.tzinfo is not None and "T" in value
+
+    @checker.checks("uri")
+    def is_uri(value: object) -> bool:
+        return not isinstance(value, str) or value.startswith(("https://", "http://"))
+
     def make(name: str) -> Draft202012Validator:
         root = {"$ref": f"#/components/schemas/{name}", "components": doc["components"]}
-        return Draft202012Validator(root, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        return Draft202012Validator(root, format_checker=checker)
 
     return make
 
@@ -76,7 +90,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
                 with receiver._lock:

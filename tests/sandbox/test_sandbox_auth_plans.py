@@ -122,3 +122,13 @@ def test_default_key_plan_and_leagues_from_the_constructor() -> None:
     with Sandbox(seed=2, clock="manual", posts=100, plan="free", leagues="NHL") as sb, client_for(sb) as c:
         assert c.get("/account/information").json()["company"]["plan"] == "free"
         assert c.get("/posts", params={"leagues": "NBA"}).status_code == 403
+
+
+def test_endpoint_outside_the_plan_is_403(fresh: Sandbox) -> None:
+    key = fresh.add_key(endpoints=["posts"])
+    with client_for(fresh, key) as c:
+        assert c.get("/posts").status_code == 200
+        r = c.get("/account/x-ids")
+        assert r.status_code == 403 and r.json()["error_code"] == "FORBIDDEN" and "/account/x-ids" in r.json()["error_message"]
+        assert c.get("/ids", params={"entity": "leagues", "league": "ALL"}).status_code == 403
+        assert c.get("/account/information").status_code == 200

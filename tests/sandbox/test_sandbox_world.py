@@ -13,7 +13,7 @@ from sports_posts.sandbox import ManualClock, Sandbox, World
 from sports_posts.sandbox.clock import DEFAULT_START
 from sports_posts.sandbox.world import ID_TYPES, REFERENCE_IDS
 
-SPEC_LEAGUES = "NFL NCAAFB NBA WNBA NCAAMB MLB NHL PGA GOLF EPL MLS FIFA SOCCER CRICKET RUGBY MMA".split()
+SPEC_LEAGUES = ["NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS", "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA"]
 
 
 @pytest.fixture(scope="module")
