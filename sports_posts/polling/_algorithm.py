@@ -347,9 +347,11 @@ def _retry_wait(
     Retrying those would spend the customer's calls on a certain failure.
     """
     if isinstance(exc, RateLimitError):
+        backoff = config.backoff(failures, rand)
         if exc.retry_after is not None:
-            return exc.retry_after
-        return config.backoff(failures, rand)
+            # never less than the back-off: a `Retry-After: 0` repeated must not spin
+            return max(exc.retry_after, backoff)
+        return backoff
     if isinstance(exc, (InternalServerError, APIConnectionError)):
         return config.backoff(failures, rand)
     return None
@@ -412,12 +414,17 @@ def poll_cycles(
                     f"a Fetch must be answered with a PostsResponse, got {type(result).__name__}"
                 )
             failures = 0
+            reached_floor = False
             for post in result.items:
                 # The local check repeats the service's exclusive `since`: a post at or
                 # below the floor has been forgotten and would otherwise repeat.
-                if post.created_at > state.floor and post.id not in state.seen:
+                if post.created_at <= state.floor:
+                    reached_floor = True
+                elif post.id not in state.seen:
                     found.setdefault(post.id, post)
-            if not result.pagination.has_next or not result.items:
+            # Newest first: past the floor every later page is older still, so a service
+            # that ignored `since` costs no more pages than one that honoured it.
+            if not result.pagination.has_next or not result.items or reached_floor:
                 break
             page += 1
         batch = sorted(found.values(), key=lambda p: (p.created_at, p.id))

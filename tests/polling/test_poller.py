@@ -327,6 +327,38 @@ def test_a_429_waits_as_retry_after_says_then_goes_on(
     assert poller.calls == 2
 
 
+def test_a_repeated_retry_after_zero_backs_off_instead_of_spinning(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.fail_next(429, "RATE_LIMITED", retry_after="0", times=3)
+    poller = make_poller(client, harness, since=T0)
+    harness.until = T0 + timedelta(seconds=6)
+    assert list(poller) == []
+    assert harness.sleeps[:3] == [0.75, 1.5, 3.0]
+    assert poller.calls == 4
+
+
+def test_paging_stops_at_the_floor_even_if_the_service_ignores_since(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    for n in range(50):
+        service.publish(f"old{n:02d}", n + 1)
+    for n in range(3):
+        service.publish(f"new{n}", 1000 + n)
+    harness.clock.advance(1100)
+
+    original = service._answer
+
+    def answer_without_since(request: httpx.Request, q: dict[str, str]) -> httpx.Response:
+        q.pop("since", None)
+        return original(request, q)
+
+    service._answer = answer_without_since  # type: ignore[method-assign]
+    poller = make_poller(client, harness, since=T0 + timedelta(seconds=999), limit=2)
+    assert [p.id for p in next(poller)] == ["new0", "new1", "new2"]
+    assert poller.calls == 2  # page 2 reaches the floor: pages 3..27 are never asked for
+
+
 def test_5xx_and_connection_errors_back_off_logged_then_go_on(
     service: FakePostsService, harness: TimeHarness, caplog: pytest.LogCaptureFixture
 ) -> None:
