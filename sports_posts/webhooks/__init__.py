@@ -17,8 +17,8 @@ from .events import (
     construct_event,
 )
 from .filters import SubscriptionFilter
-from .inbox import SQLiteInbox
-from .receiver import WebhookReceiver, WebhookResponse
+from .inbox import InboxEntry, SQLiteInbox
+from .receiver import Handler, WebhookReceiver, WebhookResponse
 from .signature import (
     DELIVERY_HEADER,
     EVENT_HEADER,
@@ -39,6 +39,8 @@ __all__ = [
     "BreakingNewsUpdateData",
     "BreakingNewsUpdateEvent",
     "DedupeStore",
+    "Handler",
+    "InboxEntry",
     "MemoryDedupeStore",
     "RedisDedupeStore",
     "SQLiteInbox",
