@@ -160,3 +160,51 @@ def test_async_every_post_exactly_once_oldest_first(scenario: Scenario) -> None:
         return batches
 
     anyio.run(run)
+
+
+class Crash(Exception):
+    """The consumer dies while handling a batch."""
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios, st.integers(1, 6))
+def test_a_restart_after_a_crash_repeats_at_most_the_batch_in_hand(
+    scenario: Scenario, crash_at: int
+) -> None:
+    from sports_posts import MemoryCheckpoint
+
+    clock, service, harness, expected = build_world(scenario)
+    checkpoint = MemoryCheckpoint()  # outlives the "process", as a file would
+    runs: list[list[list[Post]]] = [[], []]
+    http = httpx.Client(transport=httpx.MockTransport(service.handler))
+    with SportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+        for run, crash in ((0, crash_at), (1, None)):
+            poller = make_poller(
+                client,
+                harness,
+                since=T0,
+                interval=scenario.interval,
+                limit=scenario.limit,
+                leagues="NFL",
+                checkpoint=checkpoint,
+            )
+            try:
+                for batch in poller:
+                    runs[run].append(batch)
+                    if len(runs[run]) == crash:
+                        raise Crash
+            except Crash:
+                pass
+    http.close()
+    crashed = len(runs[0]) == crash_at
+    handled = runs[0][:-1] if crashed else runs[0]  # the batch in hand at the crash was not
+    first = [p.id for b in runs[0] for p in b]
+    second = [p.id for b in runs[1] for p in b]
+    assert {p.id for b in handled for p in b} | set(second) == expected  # nothing lost
+    repeated = set(first) & set(second)
+    if crashed:  # only the batch in hand may repeat
+        assert repeated <= {p.id for p in runs[0][-1]}
+    else:  # the first run ended normally (stopped): nothing repeats
+        assert repeated == set()
+    assert len(second) == len(set(second)) and len(first) == len(set(first))
+    assert_oldest_first(runs[0] + runs[1])
