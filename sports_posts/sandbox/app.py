@@ -24,7 +24,7 @@ from .accounts import Account, billing_period
 from .config import ChaosSettings
 from .errors import ApiError, error_body
 from .ids import ids_response
-from .query import parse_posts_query, run_posts_query
+from .query import parse_datetime, parse_posts_query, run_posts_query
 from .world import isoformat
 
 if TYPE_CHECKING:
@@ -34,6 +34,12 @@ __all__ = ["DEPRECATED_ROUTES", "ChaosMiddleware", "create_app"]
 
 DEPRECATED_ROUTES = ("leagues", "teams", "players", "nearby", "games", "trending")
 """The per-mode routes ``/posts/<mode>`` that answer 410 (spec 4.1, 9)."""
+
+_ADMIN_POST_FIELDS = frozenset({
+    "league", "text", "index_delay", "created_at", "teams", "score", "highlight",
+    "like_count", "retweet_count", "reply_count", "quote_count",
+})
+"""What POST /_sandbox/posts may set."""
 
 _PROXY_PAGE = (
     "<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n"
@@ -238,6 +244,8 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request)
+            except ApiError as exc:
+                return _error(exc)
             except (ValueError, TypeError, KeyError) as exc:
                 return _json(400, error_body("INVALID_PARAMETER", str(exc).strip("'\"")))
             if isinstance(result, Response):
@@ -301,12 +309,20 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
     @admin
     async def admin_posts(request: Request) -> Any:
         data = await body_of(request)
+        unknown = set(data) - _ADMIN_POST_FIELDS
+        if unknown:
+            raise ValueError(f"unknown post fields: {', '.join(sorted(unknown))}")
+        if isinstance(data.get("created_at"), str):
+            data["created_at"] = parse_datetime("created_at", data["created_at"])
         post = sandbox.publish_post(**data)
         return _json(201, post.to_wire(sandbox.author_shape))
 
     @admin
     async def admin_post(request: Request) -> Any:
-        post = sandbox.delete_post(request.path_params["post_id"])
+        post_id = request.path_params["post_id"]
+        if world.get_post(post_id) is None:
+            raise ApiError(404, "NOT_FOUND", f"No post {post_id}")
+        post = sandbox.delete_post(post_id)
         return {"ok": True, "id": post.id}
 
     @admin

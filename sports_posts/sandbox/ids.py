@@ -16,6 +16,14 @@ MAX_ITEMS = 1000
 """Spec 4.4: up to 1,000 items per call."""
 
 
+def _key(references: Mapping[str, Optional[str]], reference_id: Optional[str], service_id: int) -> str:
+    """What ``lookup`` is matched against: the reference column if given (None never matches), else service_id."""
+    if reference_id is None:
+        return str(service_id)
+    value = references.get(reference_id)
+    return "\x00" if value is None else value
+
+
 def ids_response(
     world: World, params: Mapping[str, str], now: datetime, allowed: Optional[frozenset[str]] = None
 ) -> dict[str, Any]:
@@ -53,7 +61,7 @@ def ids_response(
             if reference_id is not None:
                 item[reference_id] = team.references.get(reference_id)
             items.append(item)
-            keys.append(str(team.references.get(reference_id)) if reference_id else str(team.service_id))
+            keys.append(_key(team.references, reference_id, team.service_id))
     elif entity == "players":
         for player in sorted(world.league_players(leagues[0]), key=lambda p: (p.name, p.service_id)):
             item = {
@@ -65,7 +73,7 @@ def ids_response(
             if reference_id is not None:
                 item[reference_id] = player.references.get(reference_id)
             items.append(item)
-            keys.append(str(player.references.get(reference_id)) if reference_id else str(player.service_id))
+            keys.append(_key(player.references, reference_id, player.service_id))
     elif entity == "leagues":
         for code in leagues:
             league = world.leagues[code]

@@ -34,6 +34,12 @@ def test_lookup_by_service_id_or_by_reference_column(client: httpx.Client, sb: S
     assert missing.status_code == 404 and missing.json()["error_code"] == "NOT_FOUND"
 
 
+def test_lookup_never_matches_a_missing_reference(client: httpx.Client) -> None:
+    for value in ("None", "null", ""):
+        r = client.get("/ids", params={"entity": "teams", "league": "NFL", "reference_id": "nba_id", "lookup": value})
+        assert r.status_code == 404
+
+
 def test_lookup_with_reference_id_does_not_match_service_id(client: httpx.Client, sb: Sandbox) -> None:
     celtics = sb.world.team("NBA", "BOS")
     r = client.get("/ids", params={"entity": "teams", "league": "NBA", "reference_id": "nba_id",

@@ -209,6 +209,12 @@ def test_admin_routes_for_time_posts_keys_and_chaos(hooks: Sandbox) -> None:
     post = httpx.post(admin + "/posts", json={"league": "MLS", "text": "Admin post"}).json()
     assert post["text"] == "Admin post" and post["league"] == "MLS"
     assert httpx.delete(f"{admin}/posts/{post['id']}").json() == {"ok": True, "id": post["id"]}
+    dated = httpx.post(admin + "/posts", json={"league": "NFL", "created_at": "2026-01-15T17:00:00Z", "teams": ["KC"]})
+    assert dated.status_code == 201 and dated.json()["created_at"] == "2026-01-15T17:00:00.000Z"
+    assert dated.json()["teams"][0]["name"] == "Kansas City Chiefs"
+    assert httpx.post(admin + "/posts", json={"author": "me"}).status_code == 400
+    assert httpx.post(admin + "/posts", json={"created_at": "soon"}).status_code == 400
+    assert httpx.delete(admin + "/posts/123").status_code == 404
     key = httpx.post(admin + "/keys", json={"plan": "free", "leagues": ["MLS"]}).json()["api_key"]
     assert hooks.accounts.get(key) is not None and hooks.accounts.get(key).config.plan == "free"  # type: ignore[union-attr]
     assert httpx.put(admin + "/chaos", json={"rate_500": 1.0, "key": key}).status_code == 200
