@@ -14,7 +14,7 @@ import anyio.to_thread
 from .. import _endpoints
 from ..models.post import Post
 from ._algorithm import DEFAULT_LOOKBACK, Commit, Deliver, Fetch, PollState, Sleep, log, poll_cycles
-from ._sync import _PollerBase
+from ._base import _PollerBase
 from .checkpoints import Checkpoint, MemoryCheckpoint
 
 if TYPE_CHECKING:
