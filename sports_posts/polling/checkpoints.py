@@ -155,7 +155,7 @@ class RedisCheckpoint:
         if isinstance(url_or_client, str):
             try:
                 import redis
-            except ImportError:  # pragma: no cover - exercised only without the extra
+            except ImportError:
                 raise CheckpointError(
                     "RedisCheckpoint needs the redis package: pip install 'sports-posts[redis]'"
                 ) from None

@@ -170,6 +170,23 @@ def test_redis_checkpoint_round_trips(redis_client: Any) -> None:
     assert json.loads(redis_client.hget("sp:nfl", "state"))["version"] == 1
 
 
+def test_redis_checkpoint_is_importable_without_redis_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import subprocess as sp
+
+    code = "import sys; sys.modules['redis'] = None; import sports_posts; print(sports_posts.RedisCheckpoint.__name__)"
+    assert (
+        sp.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "RedisCheckpoint"
+    )
+    monkeypatch.setitem(sys.modules, "redis", None)
+    with pytest.raises(CheckpointError, match=r"sports-posts\[redis\]"):
+        RedisCheckpoint("redis://127.0.0.1:1/0")
+
+
 def test_redis_checkpoint_accepts_a_url(redis_url: str, redis_client: Any) -> None:
     RedisCheckpoint(redis_url, key="sp:url").save(STATE)
     assert RedisCheckpoint(redis_client, key="sp:url").load() == STATE

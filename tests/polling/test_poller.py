@@ -489,6 +489,7 @@ def test_memory_is_bounded_by_the_lookback_window(
         {"max_calls_per_day": 0},
         {"since": "yesterday"},
         {"unknown_filter": 1},
+        {"checkpoint": "nfl.json"},  # a path, not a checkpoint
     ],
 )
 def test_bad_input_is_a_parameter_error(client: SportsPosts, kwargs: dict[str, object]) -> None:
