@@ -46,7 +46,8 @@ class _PollerBase:
         self._since = None if since is None else to_datetime("since", since)
         if checkpoint is not None and not _is_checkpoint(checkpoint):
             raise ParameterError(
-                "checkpoint must have load() and save(state) (MemoryCheckpoint, FileCheckpoint, RedisCheckpoint)",
+                f"checkpoint must have load() and save(state), got {checkpoint!r}: "
+                "pass MemoryCheckpoint(), FileCheckpoint(path) or RedisCheckpoint(url, key=...)",
                 parameter="checkpoint",
             )
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()

@@ -173,8 +173,6 @@ def test_redis_checkpoint_round_trips(redis_client: Any) -> None:
 def test_redis_checkpoint_is_importable_without_redis_and_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import subprocess as sp
-
     code = "import sys; sys.modules['redis'] = None; import sports_posts; print(sports_posts.RedisCheckpoint.__name__)"
     assert (
         sp.run(
