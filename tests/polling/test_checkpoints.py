@@ -175,7 +175,7 @@ def test_redis_checkpoint_is_importable_without_redis_and_says_what_to_install(
 ) -> None:
     code = "import sys; sys.modules['redis'] = None; import sports_posts; print(sports_posts.RedisCheckpoint.__name__)"
     assert (
-        sp.run(
+        subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout.strip()
         == "RedisCheckpoint"
