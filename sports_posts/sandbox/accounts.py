@@ -101,10 +101,10 @@ class Accounts:
                 account.calls = 0
             quota = config.quota
             if quota is not None and account.calls >= quota:
-                wait = (period_end - now).total_seconds()
+                # No Retry-After: waiting seconds does not help, and a client honouring it would
+                # sleep until the next month. The message names the reset time instead.
                 raise ApiError(429, "RATE_LIMITED",
-                               f"Monthly quota of {quota} calls used; it resets at the next billing cycle",
-                               {"Retry-After": str(max(1, math.ceil(wait)))})
+                               f"Monthly quota of {quota} calls used; it resets at {period_end.isoformat()}")
             account.calls += 1
 
     def reset_usage(self, key: Optional[str] = None) -> None:
