@@ -379,6 +379,13 @@ def poll_cycles(
     def wait(seconds: float, reason: str) -> Sleep:
         nonlocal unpaid
         paid = max(seconds, unpaid * config.seconds_per_call)
+        if paid > seconds:
+            log.info(
+                "call budget: waiting %.0f s rather than %.0f s (%d call(s) since the last wait)",
+                paid,
+                seconds,
+                unpaid,
+            )
         unpaid = 0
         return Sleep(paid, reason)
 

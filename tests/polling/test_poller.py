@@ -396,8 +396,12 @@ def test_an_idle_cycle_costs_one_call(
 
 
 def test_max_calls_per_day_stretches_the_interval(
-    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+    client: SportsPosts,
+    service: FakePostsService,
+    harness: TimeHarness,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="sports_posts.polling")
     for n in range(300):  # one busy burst: 3 pages
         service.publish(f"p{n:03d}", 1 + n * 0.1)
     harness.clock.advance(60)
@@ -409,6 +413,7 @@ def test_max_calls_per_day_stretches_the_interval(
     assert harness.sleeps[:2] == [3 * 3600.0, 3 * 3600.0]
     assert set(harness.sleeps[2:]) == {3600.0}  # then idle cycles: one call, one hour
     assert poller.calls <= 2 * 24 + 3
+    assert "call budget: waiting 10800 s rather than 60 s (3 call(s)" in caplog.text
 
 
 def test_stop_ends_the_loop_after_the_current_cycle(
