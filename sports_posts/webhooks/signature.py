@@ -92,6 +92,15 @@ def _payload_bytes(payload: object) -> bytes:
 
 def _signature_digest(signature: object) -> bytes:
     """The 32 bytes of a ``sha256=<64 hex>`` header value, or SignatureVerificationError."""
+    if type(signature) is str and len(signature) == 71 and signature.startswith("sha256="):
+        # The common, well-formed case without the regex. bytes.fromhex takes only ASCII hex
+        # digits (and whitespace, which would leave fewer than 32 bytes): same strictness.
+        try:
+            digest = bytes.fromhex(signature[7:])
+        except ValueError:
+            digest = b""
+        if len(digest) == 32:
+            return digest
     if signature is None:
         raise SignatureVerificationError(f"missing {SIGNATURE_HEADER} header")
     if isinstance(signature, (bytes, bytearray)):
@@ -122,13 +131,20 @@ def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], s
     Raises :class:`SignatureVerificationError` when the header is missing, malformed or
     does not match, and :class:`ParameterError` when ``secret`` itself is unusable.
     """
+    if type(payload) is bytes and type(secret) is str and secret:
+        # The usual call (one secret, the raw body), without the general path's allocations.
+        expected = _signature_digest(signature)
+        if not hmac.compare_digest(hmac.digest(secret.encode("utf-8", "surrogatepass"), payload, "sha256"), expected):
+            raise SignatureVerificationError("signature does not match the payload")
+        return
     keys = _secret_keys(secret)
     body = _payload_bytes(payload)
     expected = _signature_digest(signature)
     matched = False
     for key in keys:
         # Every key is tried, so the timing does not say which one of a rotation matched.
-        matched |= hmac.compare_digest(hmac.new(key, body, hashlib.sha256).digest(), expected)
+        # hmac.digest is OpenSSL's one-shot HMAC: no Python HMAC object per request.
+        matched |= hmac.compare_digest(hmac.digest(key, body, "sha256"), expected)
     if not matched:
         raise SignatureVerificationError("signature does not match the payload")
 

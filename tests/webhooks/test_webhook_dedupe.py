@@ -201,3 +201,18 @@ def test_memory_store_sweeps_expired_keys(clock: FakeClock) -> None:
     clock.advance(11)
     assert store.claim("fresh")
     assert "keys=1)" in repr(store)
+
+
+def test_redis_claim_many_pipelines_the_same_answers_as_claim(redis_url: str, redis_client: object) -> None:
+    from sports_posts.webhooks import RedisDedupeStore
+
+    store = RedisDedupeStore(redis_url, prefix="test:many:")
+    assert store.claim("breaking_news:2") is True
+    assert store.claim_many(["breaking_news:1", "breaking_news:2", "breaking_news:3", "breaking_news:1"]) == [
+        True, False, True, False,
+    ]
+    store.complete("breaking_news:1")
+    assert store.is_complete("breaking_news:1")
+    store.release("breaking_news:3")
+    assert store.claim("breaking_news:3") is True, "a released claim from claim_many is free again"
+    store.close()
