@@ -1,22 +1,25 @@
 """Follow many leagues at once: one event loop, one connection pool, one poller per league.
 
-    export SPORTS_POSTS_API_KEY=...
-    export SPORTS_POSTS_BASE_URL=https://.../v1
-    python examples/async_poll_many_leagues.py NFL NBA MLB NHL
+    python examples/async_poll_many_leagues.py NFL NBA MLB NHL --for 20   # embedded sandbox
+    SPORTS_POSTS_API_KEY=... SPORTS_POSTS_BASE_URL=https://.../v1 \\
+        python examples/async_poll_many_leagues.py NFL NBA
 
 Each league has its own checkpoint file, so each resumes on its own after a restart, and a
-failing league (say, 403: not on your plan) stops only its own poller. Every poller costs
-at least one call per cycle: with many leagues, a longer interval or a single poller with
+league that fails for good (403: not on your plan) stops only its own poller. Every poller
+costs at least one call per cycle: with many leagues, a longer interval or one poller with
 ``leagues="NFL,NBA,..."`` spends less.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import sys
+from datetime import datetime, timedelta, timezone
 
-from sports_posts import AsyncSportsPosts, FileCheckpoint, Post, SportsPostsError
+from sports_posts import AsyncPoller, AsyncSportsPosts, FileCheckpoint, Post, SportsPostsError
+from sports_posts.sandbox import aconnect
 
 log = logging.getLogger("example")
 
@@ -27,11 +30,8 @@ async def store(league: str, batch: list[Post]) -> None:
         print(f"[{league}] {post.created_at:%H:%M:%S} @{post.author_username}: {post.text}")
 
 
-async def follow(aclient: AsyncSportsPosts, league: str, interval: float) -> int:
-    """Poll one league until cancelled or stopped; return the calls it spent."""
-    poller = aclient.posts.poll(
-        leagues=league, interval=interval, checkpoint=FileCheckpoint(f"poll-{league.lower()}.json")
-    )
+async def follow(poller: AsyncPoller, league: str) -> int:
+    """Poll one league until stopped; return the calls it spent."""
     try:
         async with poller:
             async for batch in poller:
@@ -41,15 +41,33 @@ async def follow(aclient: AsyncSportsPosts, league: str, interval: float) -> int
     return poller.calls
 
 
-async def main(leagues: list[str]) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    async with AsyncSportsPosts() as aclient:  # one pool shared by every poller
-        calls = await asyncio.gather(*(follow(aclient, league, 120.0) for league in leagues))
-    print(dict(zip(leagues, calls)), file=sys.stderr)
+def start(aclient: AsyncSportsPosts, league: str) -> AsyncPoller:
+    return aclient.posts.poll(
+        leagues=league,
+        since=datetime.now(timezone.utc) - timedelta(hours=1),  # ignored once a checkpoint exists
+        interval=120,
+        checkpoint=FileCheckpoint(f"poll-{league.lower()}.json"),
+    )
+
+
+async def main(leagues: list[str], seconds: float) -> None:
+    async with aconnect(posts_per_minute=30, late_index_rate=0.2) as aclient:  # one pool for all
+        pollers = [start(aclient, league) for league in leagues]
+        if seconds:
+            for poller in pollers:
+                asyncio.get_running_loop().call_later(seconds, poller.stop)
+        calls = await asyncio.gather(*(follow(p, league) for p, league in zip(pollers, leagues)))
+    print(", ".join(f"{league}: {n} call(s)" for league, n in zip(leagues, calls)), file=sys.stderr)
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("leagues", nargs="*", default=["NFL", "NBA"])
+    parser.add_argument("--for", dest="seconds", type=float, default=0.0, help="stop after this many seconds")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
-        asyncio.run(main(sys.argv[1:] or ["NFL", "NBA"]))
+        asyncio.run(main(args.leagues, args.seconds))
     except KeyboardInterrupt:
         pass  # each checkpoint holds the last batch that was fully stored

@@ -1,24 +1,26 @@
 """Follow one league: print every new post once, oldest first, and survive restarts.
 
-Run it against the service (or a sandbox's base URL and key):
+    python examples/poll_league.py NFL --for 20      # an embedded sandbox: no account needed
+    SPORTS_POSTS_API_KEY=... SPORTS_POSTS_BASE_URL=https://.../v1 python examples/poll_league.py NFL
 
-    export SPORTS_POSTS_API_KEY=...                 # from the customer dashboard
-    export SPORTS_POSTS_BASE_URL=https://.../v1
-    python examples/poll_league.py NFL              # Ctrl-C or SIGTERM to stop
-
-Stop it and start it again: it resumes from ``poll-<league>.json`` and repeats at most the
-batch it was handling. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free
-plan's 200 calls a month) stretches the interval to stay inside the budget.
+Ctrl-C, SIGTERM or ``--for SECONDS`` stops it. Start it again and it resumes from
+``poll-<league>.json``, repeating at most the batch it was handling; an empty checkpoint
+starts one hour back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
+200 calls a month) stretches the interval to stay inside that budget.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import signal
 import sys
+import threading
+from datetime import datetime, timedelta, timezone
 
-from sports_posts import FileCheckpoint, Post, SportsPosts
+from sports_posts import FileCheckpoint, Post
+from sports_posts.sandbox import connect
 
 
 def store(batch: list[Post]) -> None:
@@ -27,22 +29,33 @@ def store(batch: list[Post]) -> None:
         print(f"{post.created_at:%H:%M:%S} {post.league} @{post.author_username}: {post.text}")
 
 
-def main(league: str) -> None:
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("league", nargs="?", default="NFL")
+    parser.add_argument("--for", dest="seconds", type=float, help="stop after this many seconds")
+    args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    budget = int(os.environ.get("SPORTS_POSTS_MAX_CALLS_PER_DAY", "6"))
-    with SportsPosts() as client:  # key and base URL from the environment
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+    with connect(posts_per_minute=30, late_index_rate=0.2) as client:  # sandbox options only
         poller = client.posts.poll(
-            leagues=league,
+            leagues=args.league,
+            since=datetime.now(timezone.utc) - timedelta(hours=1),  # ignored once a checkpoint exists
             interval=60,
-            max_calls_per_day=budget,
-            checkpoint=FileCheckpoint(f"poll-{league.lower()}.json"),
+            max_calls_per_day=int(os.environ.get("SPORTS_POSTS_MAX_CALLS_PER_DAY", "6")),
+            checkpoint=FileCheckpoint(f"poll-{args.league.lower()}.json"),
         )
         signal.signal(signal.SIGTERM, lambda *_: poller.stop())  # finish the cycle, then exit
-        with poller:  # a clean exit commits the last batch; an exception leaves it to repeat
-            for batch in poller:
-                store(batch)
-        print(f"stopped after {poller.calls} call(s)", file=sys.stderr)
+        if args.seconds:
+            threading.Timer(args.seconds, poller.stop).start()  # stop() also cuts a wait short
+        try:
+            with poller:  # a clean exit commits the last batch; an exception leaves it to repeat
+                for batch in poller:
+                    store(batch)
+        except KeyboardInterrupt:
+            pass  # the checkpoint holds the last batch that was fully stored
+        print(f"{args.league}: {poller.calls} call(s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "NFL")
+    main()
