@@ -1,0 +1,45 @@
+"""The suite-wide secret watch (tests/conftest.py) sees keys and catches a leak when there is one."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+import respx
+
+import sports_posts as sp
+from sports_posts.webhooks import WebhookReceiver, build_test_request, sample_payload
+
+KEY = "sk_live_reliability_7Qz9WmT2"
+SECRET = "whsec_reliability_Lp4N8vYc"
+
+
+def test_the_watch_catches_a_key_in_a_log_record_and_an_error(secrets_never_leak: object) -> None:
+    watch = secrets_never_leak
+    sp.SportsPosts(api_key=KEY, base_url="https://api.test/v1").close()
+    assert KEY in watch.secrets  # type: ignore[attr-defined]
+    before = list(watch.leaks)  # type: ignore[attr-defined]
+    logging.getLogger("sports_posts.test").debug("oops %s", KEY)
+    sp.SportsPostsError(f"bad key {KEY}")
+    caught = watch.leaks[len(before):]  # type: ignore[attr-defined]
+    del watch.leaks[len(before):]  # type: ignore[attr-defined]  # planted on purpose: not a real leak
+    assert len(caught) == 2
+
+
+def test_a_whole_request_cycle_at_debug_level_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with respx.mock(base_url="https://api.test/v1") as mock:
+        mock.get("/posts").mock(side_effect=[httpx.Response(503), httpx.Response(401, json={
+            "ok": False, "error_code": "UNAUTHORIZED", "error_message": "invalid key"})])
+        client = sp.SportsPosts(api_key=KEY, base_url="https://api.test/v1", max_retries=1)
+        with pytest.raises(sp.AuthenticationError) as info:
+            client.posts.list()
+    receiver = WebhookReceiver(SECRET, lambda event: None)
+    request = build_test_request(sample_payload(), SECRET)
+    assert receiver.handle(request.body, request.headers).status_code == 202
+    assert receiver.handle(request.body, {**request.headers, "X-Service-Signature": "sha256=" + "0" * 64}).status_code == 401
+    receiver.close()
+    texts = [r.getMessage() for r in caplog.records] + [str(info.value), repr(info.value), repr(client), repr(receiver)]
+    assert any("request GET" in t for t in texts), "debug records were produced"
+    assert not [t for t in texts if KEY in t or SECRET in t]
