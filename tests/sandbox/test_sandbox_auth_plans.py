@@ -67,7 +67,7 @@ def test_free_plan_gets_200_calls_a_month_then_429(fresh: Sandbox) -> None:
     assert key.startswith("sp_free_")
     with client_for(fresh, key) as c:
         for _ in range(200):
-            assert c.get("/ids", params={"entity": "leagues", "league": "ALL"}).status_code == 200
+            assert c.get("/account/x-ids").status_code == 200
         r = c.get("/posts")
         assert r.status_code == 429 and r.json()["error_code"] == "RATE_LIMITED"
         assert "Retry-After" not in r.headers  # only the next billing cycle helps
