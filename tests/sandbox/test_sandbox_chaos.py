@@ -124,9 +124,9 @@ def test_rates_mix_deterministically_for_a_seed() -> None:
 
 
 def test_slow_answers_trip_a_client_timeout(chaotic: Sandbox) -> None:
-    chaotic.set_chaos(ChaosSettings(slow_rate=1.0, slow_seconds=1.0))
+    chaotic.set_chaos(ChaosSettings(slow_rate=1.0, slow_seconds=0.4))
     with client_for(chaotic) as c, pytest.raises(httpx.ReadTimeout):
-        c.get("/posts", timeout=0.1)
+        c.get("/posts", timeout=0.05)
 
 
 def test_settings_are_validated() -> None:

@@ -27,9 +27,7 @@ def run(world: World, allowed: frozenset[str] | None = None, **params: str):  # 
     return run_posts_query(world, parse(world, **params), NOW, allowed)
 
 
-@pytest.mark.parametrize(
-    ("params", "named"),
-    [
+INVALID = [
         ({"leagues": "NFL,XFL"}, "leagues"),
         ({"league": "nope"}, "league"),
         ({"leagues": ""}, "leagues"),
@@ -72,8 +70,11 @@ def run(world: World, allowed: frozenset[str] | None = None, **params: str):  # 
         ({"limit": "ten"}, "limit"),
         ({"page": "0"}, "page"),
         ({"page": "1.5"}, "page"),
-    ],
-)
+]
+"""Every validation rule of spec 4.1 and 8: (parameters, the parameter the 400 must name)."""
+
+
+@pytest.mark.parametrize(("params", "named"), INVALID)
 def test_invalid_parameter_is_400_naming_the_parameter(world: World, params: dict[str, str], named: str) -> None:
     with pytest.raises(ApiError) as info:
         parse_posts_query(params, world.leagues)
