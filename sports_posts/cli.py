@@ -152,16 +152,18 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         _stop_on_sigterm(poller.stop)
         batches = 0
-        with poller:
-            try:
+        try:
+            # Ctrl-C inside the with-block leaves the batch being printed uncommitted, so a
+            # restart prints it again rather than losing its unprinted half.
+            with poller:
                 for batch in poller:
                     _print_posts(batch, args.json, out)
                     out.flush()
                     batches += 1
                     if args.max_batches and batches >= args.max_batches:
                         break
-            except KeyboardInterrupt:
-                pass
+        except KeyboardInterrupt:
+            pass
         print(f"{batches} batch(es), {poller.calls} call(s)", file=err)
     return 0
 

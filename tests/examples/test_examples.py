@@ -15,6 +15,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUNS = [
     ("quickstart.py", [], ["Trending", "refused before sending: teams", "this script:"]),
     ("async_quickstart.py", [], ["NFL ", "hockey posts"]),
+    ("poll_league.py", ["NBA", "--for", "2"], [" NBA @"]),
+    ("async_poll_many_leagues.py", ["NFL", "MLB", "--for", "2"], ["[MLB] "]),
 ]
 
 
