@@ -194,6 +194,7 @@ class Post:
     game: Optional[Game] = None
     deleted_at: Optional[datetime] = None
     live: bool = False
+    """Created after the sandbox started (scheduled or published), not part of the seeded history."""
     _wire: Optional[dict[str, Any]] = field(default=None, repr=False)
 
     @property
@@ -543,7 +544,7 @@ class World:
         teams: list[Team] = []
         players: list[Player] = []
         geo: Optional[tuple[float, float]] = None
-        a, b = rng.randrange(0, 40 if info.sport in ("basketball", "americanfootball") else 6), 0
+        a = rng.randrange(0, 40 if info.sport in ("basketball", "americanfootball") else 6)
         b = max(0, a - rng.randrange(1, 8))
         if info.individual:
             pool = self.league_players(league)
@@ -568,14 +569,10 @@ class World:
                 if rng.random() < 0.35:
                     geo = (team.lat, team.lng)
             player = rng.choice(self._roster[team.service_id])
-            if rng.random() < 0.7 or "{player}" in templates[0]:
-                players = [player]
             text = rng.choice(templates).format(team=team.full_name, opp=opp.full_name,
                                                 player=player.name, a=a, b=b)
-            if "{player}" not in text and player.name not in text and rng.random() < 0.5:
-                players = []
-            if player.name in text:
-                players = [player]
+            # A named player is always tagged; an unnamed one sometimes (the tagger's inference).
+            players = [player] if player.name in text or rng.random() < 0.3 else []
         if geo is not None:
             geo = (round(geo[0] + rng.uniform(-0.03, 0.03), 5), round(geo[1] + rng.uniform(-0.03, 0.03), 5))
         sources = self._sources_by_league[league]
