@@ -21,13 +21,14 @@ import json
 import logging
 import random as _random
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional, Union
 
 from .._errors import (
     APIConnectionError,
     InternalServerError,
+    InvalidParameterError,
     ParameterError,
     RateLimitError,
     SinceIdNotFoundError,
@@ -58,6 +59,9 @@ DEFAULT_LOOKBACK = timedelta(seconds=180)
 clock skew between the platform's ``created_at`` and the service, and for the cycle's own
 duration."""
 DEFAULT_LIMIT = 100
+REFERENCE_PAGE_MAX_LIMIT = 50
+"""The reference page's maximum page size; the poller falls back to it when a service that
+follows that page rejects the machine-readable description's 100 (spec 4.1 discrepancy)."""
 """The largest page of the machine-readable description: fewer calls per busy cycle."""
 RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
@@ -269,6 +273,7 @@ class PollConfig:
     lookback: timedelta
     limit: int = DEFAULT_LIMIT
     max_calls_per_day: Optional[int] = None
+    limit_given: bool = False
 
     @classmethod
     def build(
@@ -292,6 +297,7 @@ class PollConfig:
                     f"{name} is set by the poller on every request and cannot be a filter{hint}",
                     parameter=name,
                 )
+        limit_given = "limit" in given
         limit = given.pop("limit", DEFAULT_LIMIT)
         # The same checks as posts.list, made once here rather than on the first request.
         encode_posts_params({**given, "sort": "recent", "limit": limit, "page": 1})
@@ -310,6 +316,7 @@ class PollConfig:
             lookback=timedelta(seconds=_seconds("lookback", lookback)),
             limit=limit,
             max_calls_per_day=max_calls_per_day,
+            limit_given=limit_given,
         )
 
     @property
@@ -405,6 +412,19 @@ def poll_cycles(
                 )
                 state = state.without_since_id()
                 yield Commit(state)
+                continue
+            if (
+                isinstance(result, InvalidParameterError)
+                and not config.limit_given
+                and config.limit > REFERENCE_PAGE_MAX_LIMIT
+                and "limit" in str(result).lower()
+            ):
+                log.warning(
+                    "the service refused limit=%d (%s); polling with limit=%d, the reference page's maximum",
+                    config.limit, result.error_message, REFERENCE_PAGE_MAX_LIMIT,
+                )
+                config = replace(config, limit=REFERENCE_PAGE_MAX_LIMIT)
+                page, found = 1, {}  # page numbers mean other posts with another page size
                 continue
             if isinstance(result, BaseException):
                 seconds = _retry_wait(config, result, failures, rand)

@@ -75,8 +75,9 @@ def _error(
 class FakePostsService:
     """The fake; pass :meth:`handler` to ``httpx.MockTransport``."""
 
-    def __init__(self, clock: FakeClock, *, seconds_per_request: float = 0.0) -> None:
+    def __init__(self, clock: FakeClock, *, seconds_per_request: float = 0.0, max_limit: int = 100) -> None:
         self.clock = clock
+        self.max_limit = max_limit  # 50 plays a service that follows the reference page
         self.posts: dict[str, FakePost] = {}
         self.scripted: deque[Scripted] = deque()
         self.requests: list[dict[str, str]] = []
@@ -134,8 +135,10 @@ class FakePostsService:
             page = int(q.get("page", "1"))
         except ValueError:
             return _error(400, "INVALID_PARAMETER", "limit and page are integers")
-        if not 1 <= limit <= 100 or page < 1:
-            return _error(400, "INVALID_PARAMETER", "limit 1..100, page >= 1")
+        if not 1 <= limit <= self.max_limit:
+            return _error(400, "INVALID_PARAMETER", f"limit must be between 1 and {self.max_limit}")
+        if page < 1:
+            return _error(400, "INVALID_PARAMETER", "page must be 1 or more")
         items = self.visible()
         if "leagues" in q:
             wanted = {x.strip().upper() for x in q["leagues"].split(",")}

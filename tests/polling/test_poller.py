@@ -314,6 +314,32 @@ def test_errors_that_will_not_go_away_are_raised_after_one_call(
     assert harness.sleeps == []
 
 
+def test_a_service_that_caps_limit_at_50_gets_50_without_loss(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """The spec documents two maxima (100 and 50); the poller's own default falls back."""
+    service.max_limit = 50
+    for n in range(120):
+        service.publish(f"p{n:03d}", 0.5 + n * 0.25)
+    harness.clock.advance(60)
+    poller = make_poller(client, harness, since=T0)
+    batch = next(poller)
+    assert [p.id for p in batch] == [f"p{n:03d}" for n in range(120)]
+    assert poller.calls == 1 + 3, "one refused call, then three pages of 50"
+    assert [(r["limit"], r["page"]) for r in service.requests] == [("100", "1"), ("50", "1"), ("50", "2"), ("50", "3")]
+
+
+def test_a_limit_the_caller_chose_is_not_changed_behind_their_back(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.max_limit = 50
+    service.publish("a", 1)
+    poller = make_poller(client, harness, since=T0, limit=100)
+    with pytest.raises(InvalidParameterError, match="limit"):
+        next(poller)
+    assert poller.calls == 1
+
+
 def test_a_429_waits_as_retry_after_says_then_goes_on(
     client: SportsPosts, service: FakePostsService, harness: TimeHarness
 ) -> None:
