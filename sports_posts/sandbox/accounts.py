@@ -59,9 +59,11 @@ class Accounts:
             account.config = replace(account.config, **changes)
 
     def get(self, key: str) -> Optional[Account]:
+        """The account of a key, or None."""
         return self._accounts.get(key)
 
     def all(self) -> list[Account]:
+        """Every account (keys stay out of their reprs)."""
         return list(self._accounts.values())
 
     def authenticate(self, authorization: Optional[str]) -> Account:

@@ -56,6 +56,7 @@ class ChaosSettings:
 
     @property
     def enabled(self) -> bool:
+        """True when any failure or slowness can happen."""
         return self.slow_rate > 0 or any(rate > 0 for _name, rate in self.failure_rates)
 
 

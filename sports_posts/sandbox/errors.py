@@ -25,6 +25,7 @@ class ApiError(Exception):
         self.headers = headers or {}
 
     def body(self) -> dict[str, Any]:
+        """The JSON error body of this answer."""
         return error_body(self.error_code, self.message)
 
 

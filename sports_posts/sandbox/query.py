@@ -167,6 +167,7 @@ class PostsQuery:
 
     @property
     def effective_sort(self) -> str:
+        """``sort`` if given, else trending in the trending and league modes, recent otherwise."""
         if self.sort:
             return self.sort
         return "trending" if self.mode in ("trending", "league") else "recent"
@@ -309,6 +310,7 @@ class PostsResult:
     total: int
 
     def pagination(self) -> dict[str, Any]:
+        """The pagination object of the answer."""
         return {"page": self.page, "limit": self.limit, "has_next": self.has_next, "has_prev": self.has_prev}
 
 

@@ -111,6 +111,7 @@ class DeliveryAttempt:
     next_attempt_at: Optional[datetime] = None
 
     def to_public(self) -> dict[str, Any]:
+        """The log row as JSON (for the admin route)."""
         return {
             "delivery_id": self.delivery_id, "attempt": self.attempt, "job_id": self.job_id,
             "subscription_id": self.subscription_id, "url": self.url, "event": self.event,

@@ -174,6 +174,7 @@ class Sandbox:
 
     @property
     def port(self) -> int:
+        """The port the server listens on (once started)."""
         if self._port is None:
             raise RuntimeError("the sandbox is not started")
         return self._port

@@ -139,6 +139,7 @@ class Source:
 
     @property
     def profile_image_url(self) -> str:
+        """Where the nested author form points for the avatar."""
         return f"{_MEDIA_HOST}/profile/{self.author_id}.jpg"
 
 
@@ -154,6 +155,7 @@ class Media:
     duration_ms: int
 
     def to_wire(self) -> dict[str, Any]:
+        """The MediaObject as JSON."""
         return {
             "type": self.type, "url": self.url, "preview_image_url": self.preview_image_url,
             "width": self.width, "height": self.height, "duration_ms": self.duration_ms,
@@ -204,6 +206,7 @@ class Post:
 
     @property
     def aspect_ratio(self) -> Optional[str]:
+        """landscape, portrait or square, from the first media item; None without media."""
         if not self.media:
             return None
         m = self.media[0]
@@ -213,10 +216,12 @@ class Post:
 
     @property
     def max_duration_ms(self) -> int:
+        """The longest media duration (what ``min_duration`` compares)."""
         return max((m.duration_ms for m in self.media), default=0)
 
     @property
     def post_url(self) -> str:
+        """The post on the source platform."""
         return f"https://x.com/{self.author.username}/status/{self.id}"
 
     def visible_at(self, now: datetime) -> bool:
