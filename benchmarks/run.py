@@ -276,11 +276,27 @@ def bench_dedupe(quick: bool) -> None:
             proc.wait(timeout=10)
 
 
+def bench_poller(quick: bool) -> None:
+    from benchmarks.poller import poller_calls, poller_memory
+
+    calls = poller_calls()
+    record("poller calls vs the naive minimum (an oracle that knows which posts are new)",
+           calls["ratio_naive"], "x", "<= 1.10", calls["ratio_naive"] <= 1.10, **calls)
+    record("poller calls vs the minimum of any poller that catches late posts (window re-read)",
+           calls["ratio_windowed"], "x", "<= 1.10", calls["ratio_windowed"] <= 1.10)
+    cycles, warmup = (2_000, 500) if quick else (10_000, 1_000)
+    memory = poller_memory(cycles, warmup)
+    growth_kib = memory["growth_bytes"] / 1024
+    record(f"poller memory growth, cycle {warmup} -> {cycles}", growth_kib, "KiB", "< 1024", growth_kib < 1024,
+           **memory)
+
+
 SECTIONS: dict[str, Callable[[bool], None]] = {
     "parse": bench_parse,
     "client": bench_client,
     "signature": bench_signature,
     "dedupe": bench_dedupe,
+    "poller": bench_poller,
 }
 
 

@@ -1,0 +1,147 @@
+"""Poller benchmarks: memory over 10,000 cycles, and calls against the minimum needed.
+
+Both drive the real ``Poller`` (and its client, over ``httpx.MockTransport``) against the
+stateful fake of GET /posts from the test suite, on a fake clock: no real waiting.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+import tracemalloc
+from datetime import timedelta
+from typing import Any
+
+import httpx
+
+from sports_posts import MemoryCheckpoint, Poller, SportsPosts
+from tests.polling.fake_service import BASE_URL, T0, FakeClock, FakePostsService
+
+INTERVAL = 60.0
+
+
+def _client(service: FakePostsService) -> SportsPosts:
+    return SportsPosts(api_key="bench-key", base_url=BASE_URL,
+                       http_client=httpx.Client(transport=httpx.MockTransport(service.handler)))
+
+
+def poller_memory(cycles: int = 10_000, warmup: int = 1_000) -> dict[str, Any]:
+    """Memory growth between cycle ``warmup`` and cycle ``cycles`` with steady traffic.
+
+    The fake forgets posts older than an hour so that only the poller's memory can grow.
+    """
+    clock = FakeClock()
+    service = FakePostsService(clock)
+    rng = random.Random(3)
+    counter = 0
+    samples: dict[int, int] = {}
+    client = _client(service)
+    poller: Poller
+
+    def sleep(seconds: float) -> None:
+        nonlocal counter
+        clock.advance(seconds)
+        elapsed = (clock.now - T0).total_seconds()
+        for _ in range(rng.randint(0, 6)):  # 0-6 new posts a minute, a fifth indexed late
+            counter += 1
+            service.publish(f"p{counter}", elapsed - rng.uniform(0, INTERVAL),
+                            delay=rng.uniform(30, 150) if rng.random() < 0.2 else 0.0)
+        cutoff = clock.now - timedelta(hours=1)
+        for post_id in [p.id for p in service.posts.values() if p.created_at < cutoff]:
+            del service.posts[post_id]
+        service.requests.clear()
+
+    poller = Poller(client, filters={"leagues": "NFL"}, interval=INTERVAL, checkpoint=MemoryCheckpoint(),
+                    clock=clock, sleep=sleep, rand=lambda: 0.5)
+    tracemalloc.start()
+    delivered = 0
+    for cycle, batch in enumerate(_cycles(poller, service), 1):
+        delivered += len(batch)
+        if cycle == warmup or cycle % 1000 == 0:
+            gc.collect()
+            samples[cycle] = tracemalloc.get_traced_memory()[0]
+        if cycle >= cycles:
+            break
+    tracemalloc.stop()
+    poller.close()
+    client.close()
+    growth = samples[cycles] - samples[warmup]
+    return {"growth_bytes": growth, "cycles": cycles, "delivered": delivered, "calls": poller.calls,
+            "samples_kib": {k: round(v / 1024) for k, v in sorted(samples.items())}}
+
+
+def _cycles(poller: Poller, service: FakePostsService) -> Any:
+    """One item per poll cycle: the batch it delivered (empty for an idle cycle)."""
+    calls_before = poller.calls
+    for batch in poller:
+        yield batch
+    del calls_before, service
+
+
+def scenario(seed: int = 20261122) -> list[tuple[float, float]]:
+    """A recorded NFL Sunday as (created seconds after T0, indexing delay): a steady
+    trickle, a burst around each touchdown of three game windows, some posts indexed late."""
+    rng = random.Random(seed)
+    posts: list[tuple[float, float]] = []
+    for minute in range(12 * 60):
+        in_game = any(start <= minute < start + 200 for start in (60, 300, 500))
+        rate = 8 if in_game else 1
+        if in_game and rng.random() < 0.04:
+            rate = rng.randint(120, 260)  # a touchdown, a trade, a controversy
+        for _ in range(rng.randint(0, 2 * rate)):
+            delay = rng.uniform(20, 150) if rng.random() < 0.1 else rng.uniform(0, 3)
+            posts.append((minute * 60 + rng.uniform(0, 60), delay))
+    return sorted(posts)
+
+
+def poller_calls() -> dict[str, Any]:
+    """Calls the poller spends on the scenario against the minimum a poller needs to
+    deliver every post with the same interval and page size: per cycle, one call, or
+    ``ceil(new posts / limit)`` when more posts became visible than one page holds."""
+    posts = scenario()
+    clock = FakeClock()
+    service = FakePostsService(clock)
+    for n, (created, delay) in enumerate(posts):
+        service.publish(f"p{n:06d}", created, delay=delay)
+    end = T0 + timedelta(hours=12, minutes=5)
+    client = _client(service)
+    poller: Poller
+
+    def sleep(seconds: float) -> None:
+        clock.advance(seconds)
+        if clock.now >= end:
+            poller.stop()
+
+    poller = Poller(client, filters={}, since=T0, interval=INTERVAL, checkpoint=MemoryCheckpoint(),
+                    clock=clock, sleep=sleep, rand=lambda: 0.5)
+    delivered: list[str] = []
+    for batch in poller:
+        delivered.extend(p.id for p in batch)
+    client.close()
+    assert len(delivered) == len(set(delivered)) == len(posts), "every post exactly once"
+
+    # Two lower bounds, over cycles at the same times. "naive": one call per cycle, or a page
+    # per 100 posts that became visible since the last cycle (an oracle that knows which
+    # posts are new). "windowed": what any poller that catches posts indexed up to
+    # `lookback` late must read, since the API has `since` but no upper bound: every post
+    # visible in (previous cycle start - lookback, now].
+    lookback = 180.0
+    visible = sorted((T0 + timedelta(seconds=c + d), T0 + timedelta(seconds=c)) for c, d in posts)
+    naive = windowed = 0
+    seen, t, previous = 0, T0, T0
+    while t < end:
+        now_visible = sum(1 for v, _ in visible if v <= t)
+        naive += max(1, math.ceil((now_visible - seen) / 100))
+        floor = previous - timedelta(seconds=lookback)
+        in_window = sum(1 for v, created in visible if v <= t and created > floor)
+        windowed += max(1, math.ceil(in_window / 100))
+        seen, previous = now_visible, t
+        t += timedelta(seconds=INTERVAL)
+    return {"calls": poller.calls, "naive_minimum": naive, "windowed_minimum": windowed, "posts": len(posts),
+            "ratio_naive": poller.calls / naive, "ratio_windowed": poller.calls / windowed}
+
+
+if __name__ == "__main__":
+    print(poller_calls())
+    print(poller_memory(2000, 200))
