@@ -131,7 +131,12 @@ class ChaosMiddleware:
             return
         outcome, slow = self.chaos.draw(settings)
         if slow:
-            await asyncio.sleep(settings.slow_seconds)
+            try:
+                await asyncio.sleep(settings.slow_seconds)
+            except asyncio.CancelledError:
+                # The sandbox is stopping: end quietly instead of a logged "Exception in ASGI application".
+                _drop(send)
+                return
         retry_after = {"Retry-After": str(settings.retry_after)}
         if outcome is None:
             await self.app(scope, receive, send)

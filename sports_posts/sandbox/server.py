@@ -150,6 +150,8 @@ class Sandbox:
         self.sender.stop()
         if self._server is not None:
             self._server.should_exit = True
+            # Do not wait for answers still in flight (a chaos-slowed one would hold stop() up).
+            self._server.force_exit = True
             if self._thread is not None:
                 self._thread.join(timeout=5)
         self._server = None

@@ -124,7 +124,7 @@ def test_rates_mix_deterministically_for_a_seed() -> None:
 
 
 def test_slow_answers_trip_a_client_timeout(chaotic: Sandbox) -> None:
-    chaotic.set_chaos(ChaosSettings(slow_rate=1.0, slow_seconds=0.4))
+    chaotic.set_chaos(ChaosSettings(slow_rate=1.0, slow_seconds=3.0))
     with client_for(chaotic) as c, pytest.raises(httpx.ReadTimeout):
         c.get("/posts", timeout=0.05)
 
