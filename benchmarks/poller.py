@@ -29,23 +29,32 @@ def _client(service: FakePostsService) -> SportsPosts:
 def poller_memory(cycles: int = 10_000, warmup: int = 1_000) -> dict[str, Any]:
     """Memory growth between cycle ``warmup`` and cycle ``cycles`` with steady traffic.
 
-    The fake forgets posts older than an hour so that only the poller's memory can grow.
+    A cycle ends with the poller's wait, so the fake sleep counts cycles, samples memory
+    and publishes the next minute's posts. The fake forgets posts older than an hour so
+    that only the poller's memory can grow.
     """
     clock = FakeClock()
     service = FakePostsService(clock)
     rng = random.Random(3)
-    counter = 0
+    state = {"cycle": 0, "posts": 0}
     samples: dict[int, int] = {}
     client = _client(service)
     poller: Poller
 
     def sleep(seconds: float) -> None:
-        nonlocal counter
+        state["cycle"] += 1
+        cycle = state["cycle"]
+        if cycle == warmup or cycle % 1000 == 0:
+            gc.collect()
+            samples[cycle] = tracemalloc.get_traced_memory()[0]
+        if cycle >= cycles:
+            poller.stop()
+            return
         clock.advance(seconds)
         elapsed = (clock.now - T0).total_seconds()
         for _ in range(rng.randint(0, 6)):  # 0-6 new posts a minute, a fifth indexed late
-            counter += 1
-            service.publish(f"p{counter}", elapsed - rng.uniform(0, INTERVAL),
+            state["posts"] += 1
+            service.publish(f"p{state['posts']}", elapsed - rng.uniform(0, INTERVAL),
                             delay=rng.uniform(30, 150) if rng.random() < 0.2 else 0.0)
         cutoff = clock.now - timedelta(hours=1)
         for post_id in [p.id for p in service.posts.values() if p.created_at < cutoff]:
@@ -55,28 +64,12 @@ def poller_memory(cycles: int = 10_000, warmup: int = 1_000) -> dict[str, Any]:
     poller = Poller(client, filters={"leagues": "NFL"}, interval=INTERVAL, checkpoint=MemoryCheckpoint(),
                     clock=clock, sleep=sleep, rand=lambda: 0.5)
     tracemalloc.start()
-    delivered = 0
-    for cycle, batch in enumerate(_cycles(poller, service), 1):
-        delivered += len(batch)
-        if cycle == warmup or cycle % 1000 == 0:
-            gc.collect()
-            samples[cycle] = tracemalloc.get_traced_memory()[0]
-        if cycle >= cycles:
-            break
+    delivered = sum(len(batch) for batch in poller)
     tracemalloc.stop()
     poller.close()
     client.close()
-    growth = samples[cycles] - samples[warmup]
-    return {"growth_bytes": growth, "cycles": cycles, "delivered": delivered, "calls": poller.calls,
-            "samples_kib": {k: round(v / 1024) for k, v in sorted(samples.items())}}
-
-
-def _cycles(poller: Poller, service: FakePostsService) -> Any:
-    """One item per poll cycle: the batch it delivered (empty for an idle cycle)."""
-    calls_before = poller.calls
-    for batch in poller:
-        yield batch
-    del calls_before, service
+    return {"growth_bytes": samples[cycles] - samples[warmup], "cycles": cycles, "delivered": delivered,
+            "calls": poller.calls, "samples_kib": {k: round(v / 1024) for k, v in sorted(samples.items())}}
 
 
 def scenario(seed: int = 20261122) -> list[tuple[float, float]]:
