@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal, Optional, Union
 
-from pydantic import Field
-
 from ._base import SportsPostsModel, UTCDateTime
 
 __all__ = ["AccountInformation", "BillingCycle", "Company", "ComplianceList", "Usage"]
@@ -35,13 +33,15 @@ class Usage(SportsPostsModel):
 class AccountInformation(SportsPostsModel):
     """The body of GET /account/information (free to call)."""
 
-    company: Company = Field(default_factory=Company)
-    billing_cycle: BillingCycle = Field(default_factory=BillingCycle)
-    usage: Usage = Field(default_factory=Usage)
+    # The three sections are required: a body without them is not account information, and
+    # silently empty usage would mislead. Fields inside them stay lenient.
+    company: Company
+    billing_cycle: BillingCycle
+    usage: Usage
 
 
 class ComplianceList(SportsPostsModel):
     """Post ids the customer must delete from its own storage (GET /account/x-ids)."""
 
-    ids_to_delete: list[str] = Field(default_factory=list)
+    ids_to_delete: list[str]  # required: a missing list must not read as "nothing to delete"
     as_of: Optional[UTCDateTime] = None

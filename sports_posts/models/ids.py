@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Optional
 
-from pydantic import Field, ValidationInfo, model_validator
+from pydantic import ValidationInfo, model_validator
 
 from ._base import SportsPostsModel
 
@@ -42,7 +42,7 @@ class TeamList(SportsPostsModel):
 
     ok: bool = True
     count: Optional[int] = None
-    items: list[Team] = Field(default_factory=list)
+    items: list[Team]  # required: a body without items is not an empty league
 
     def __iter__(self) -> Iterator[Team]:  # type: ignore[override]
         return iter(self.items)
@@ -65,7 +65,7 @@ class IdList(SportsPostsModel):
 
     ok: bool = True
     count: Optional[int] = None
-    items: list[IdItem] = Field(default_factory=list)
+    items: list[IdItem]
 
     def __iter__(self) -> Iterator[IdItem]:  # type: ignore[override]
         return iter(self.items)

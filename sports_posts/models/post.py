@@ -110,4 +110,4 @@ class PostsResponse(SportsPostsModel):
     """The body of GET /posts."""
 
     pagination: Pagination = Field(default_factory=Pagination)
-    items: list[Post] = Field(default_factory=list)
+    items: list[Post]  # required: a body without items is not an empty page

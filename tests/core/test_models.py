@@ -138,3 +138,28 @@ def test_arbitrary_json_parses_or_raises_a_typed_error(body: Any) -> None:
     except sp.APIResponseValidationError:
         return
     assert isinstance(result, sp.PostsResponse)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/account/x-ids", {"as_of": "2024-05-01T00:00:00Z"}, "ids_to_delete"),
+        ("/account/information", {"company": {"name": "Acme"}}, "billing_cycle"),
+        ("/posts", {"pagination": {"page": 1}}, "items"),
+        ("/ids", {"ok": True, "count": 3}, "items"),
+    ],
+)
+def test_a_missing_section_is_an_error_not_an_empty_answer(
+    runner: Runner, api: respx.MockRouter, path: str, body: Any, field: str
+) -> None:
+    """A compliance list without ids_to_delete must not read as "nothing to delete"."""
+    api.get(path).respond(200, json=body)
+    calls = {
+        "/account/x-ids": lambda c: c.account.x_ids(),
+        "/account/information": lambda c: c.account.information(),
+        "/posts": lambda c: c.posts.list(),
+        "/ids": lambda c: c.ids.teams("NBA"),
+    }
+    with pytest.raises(sp.APIResponseValidationError) as info:
+        runner.run(calls[path])
+    assert info.value.field == field

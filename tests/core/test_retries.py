@@ -58,7 +58,7 @@ def test_connection_errors_and_timeouts_are_retried(
     runner: Runner, api: respx.MockRouter, error: Exception
 ) -> None:
     route = api.get("/account/information").mock(
-        side_effect=[error, httpx.Response(200, json={"company": {"name": "Acme"}})]
+        side_effect=[error, httpx.Response(200, json={"company": {"name": "Acme"}, "billing_cycle": {}, "usage": {"current_calls": 1}})]
     )
     info = runner.run(lambda c: c.account.information())
     assert info.company.name == "Acme"
