@@ -163,3 +163,28 @@ def test_a_missing_section_is_an_error_not_an_empty_answer(
     with pytest.raises(sp.APIResponseValidationError) as info:
         runner.run(calls[path])
     assert info.value.field == field
+
+
+def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
+    import gc
+
+    import httpx
+
+    from sports_posts._endpoints import posts_list
+    from sports_posts._transport import parse_response
+
+    seen: list[bool] = []
+    call = posts_list({})
+    spy = call.__class__(call.method, call.path, call.params,
+                         lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])
+    assert gc.isenabled()
+    parse_response(spy, httpx.Response(200, content=json.dumps(page([post()])).encode()))
+    with pytest.raises(sp.APIResponseValidationError):
+        parse_response(spy, httpx.Response(200, content=b"{"))
+    assert seen == [False, False] and gc.isenabled(), "paused while parsing, resumed after, errors included"
+    gc.disable()
+    try:
+        parse_response(spy, httpx.Response(200, content=json.dumps(page([])).encode()))
+        assert not gc.isenabled(), "a collector the caller disabled stays disabled"
+    finally:
+        gc.enable()
