@@ -131,12 +131,25 @@ def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], s
     Raises :class:`SignatureVerificationError` when the header is missing, malformed or
     does not match, and :class:`ParameterError` when ``secret`` itself is unusable.
     """
-    if type(payload) is bytes and type(secret) is str and secret:
-        # The usual call (one secret, the raw body), without the general path's allocations.
-        expected = _signature_digest(signature)
-        if not hmac.compare_digest(hmac.digest(secret.encode("utf-8", "surrogatepass"), payload, "sha256"), expected):
-            raise SignatureVerificationError("signature does not match the payload")
-        return
+    if (
+        type(payload) is bytes
+        and type(secret) is str
+        and secret
+        and type(signature) is str
+        and len(signature) == 71
+        and signature.startswith("sha256=")
+    ):
+        # The usual call (one secret, the raw body, a well-formed header) in one branch: the
+        # HMAC of a 1 KiB body takes about 2 us, so every call and check here shows.
+        try:
+            expected = bytes.fromhex(signature[7:])  # ASCII hex only; whitespace leaves < 32 bytes
+        except ValueError:
+            expected = b""
+        if len(expected) == 32:
+            key = secret.encode("utf-8", "surrogatepass")
+            if not hmac.compare_digest(hmac.digest(key, payload, "sha256"), expected):
+                raise SignatureVerificationError("signature does not match the payload")
+            return
     keys = _secret_keys(secret)
     body = _payload_bytes(payload)
     expected = _signature_digest(signature)
