@@ -71,6 +71,18 @@ class DedupeStore(Protocol):
         ...
 
 
+class _Tokens:
+    """Claim tokens unique across processes and hosts: one random prefix per store, then a
+    counter (a uuid4 per claim costs a system call on the hot path)."""
+
+    def __init__(self) -> None:
+        self._prefix = uuid.uuid4().hex[:16]
+        self._counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        return f"{self._prefix}{next(self._counter):x}"
+
+
 def _check_durations(ttl: float, lease: float) -> tuple[float, float]:
     for name, value in (("ttl", ttl), ("lease", lease)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -155,6 +167,7 @@ class SQLiteDedupeStore:
         self._busy_timeout = busy_timeout
         self._local = threading.local()
         self._tokens: dict[str, str] = {}
+        self._new_token = _Tokens()
         self._tokens_lock = threading.Lock()
         self._claims_since_sweep = 0
         with self._connect() as conn:
@@ -180,7 +193,7 @@ class SQLiteDedupeStore:
 
     def claim(self, key: str) -> bool:
         now = self._clock()
-        token = uuid.uuid4().hex
+        token = self._new_token()
         conn = self._connect()
         # One UPSERT: inserts a new claim, or takes over one whose lease or ttl has passed.
         cursor = conn.execute(
@@ -299,6 +312,7 @@ class RedisDedupeStore:
             self._client = client_or_url
         self.prefix = prefix
         self._tokens: dict[str, str] = {}
+        self._new_token = _Tokens()
         self._tokens_lock = threading.Lock()
         self._complete = self._client.register_script(_COMPLETE)
         self._release = self._client.register_script(_RELEASE)
@@ -317,7 +331,7 @@ class RedisDedupeStore:
         return self.prefix + key
 
     def claim(self, key: str) -> bool:
-        token = uuid.uuid4().hex
+        token = self._new_token()
         ok = self._client.set(self._key(key), "p:" + token, nx=True, px=int(self.lease * 1000))
         if ok:
             with self._tokens_lock:
@@ -328,7 +342,7 @@ class RedisDedupeStore:
         """Claim several keys in one round trip (a pipeline of ``SET NX PX``); each result is
         what :meth:`claim` would have answered for that key. For batch consumers such as an
         inbox drain; not atomic across keys, which ``claim`` never was either."""
-        tokens = [uuid.uuid4().hex for _ in keys]
+        tokens = [self._new_token() for _ in keys]
         pipe = self._client.pipeline(transaction=False)
         for key, token in zip(keys, tokens):
             pipe.set(self._key(key), "p:" + token, nx=True, px=int(self.lease * 1000))
