@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Optional, TypeVar, Union
+from typing import Generic, Optional, TypeVar, Union
 
 import httpx
 from tenacity import AsyncRetrying, Retrying
+from typing_extensions import Self
 
 from ._errors import APIConnectionError, APITimeoutError, ParameterError
 from ._transport import (
@@ -85,11 +86,16 @@ def _translate(exc: httpx.HTTPError, request: httpx.Request) -> APIConnectionErr
     return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=request)
 
 
-class _ClientBase:
-    """Settings shared by both clients; no I/O."""
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+
+
+class _ClientBase(Generic[H]):
+    """Settings, the pool and the call counter, shared by both clients; no I/O."""
 
     _config: ClientConfig
     _calls: _CallCounter
+    _http: H
+    _owns_http: bool
 
     def _init_config(
         self,
@@ -100,8 +106,8 @@ class _ClientBase:
         max_retries: int,
         auth_scheme: str,
         default_headers: Optional[Mapping[str, str]],
-        http_client: Any,
-        http_type: type,
+        http_client: Optional[H],
+        http_type: type[H],
     ) -> None:
         self._config = ClientConfig.resolve(
             api_key=api_key,
@@ -116,6 +122,25 @@ class _ClientBase:
                 f"http_client must be an {http_type.__module__}.{http_type.__name__}", parameter="http_client"
             )
         self._calls = _CallCounter()
+        self._owns_http = http_client is None
+        self._http = http_client if http_client is not None else http_type(follow_redirects=False)
+        self._bind()
+
+    def _bind(self) -> None:
+        raise NotImplementedError
+
+    def with_options(
+        self, *, timeout: Union[float, httpx.Timeout] = _UNSET, max_retries: Optional[int] = None
+    ) -> Self:
+        """A client with another timeout or retry count that shares this one's pool and
+        call counter; closing the copy leaves the pool open."""
+        clone = object.__new__(type(self))
+        clone._config = self._config.with_options(timeout=timeout, max_retries=max_retries)
+        clone._calls = self._calls
+        clone._http = self._http
+        clone._owns_http = False
+        clone._bind()
+        return clone
 
     @property
     def base_url(self) -> str:
@@ -159,7 +184,7 @@ class _ClientBase:
             )
 
 
-class SportsPosts(_ClientBase):
+class SportsPosts(_ClientBase[httpx.Client]):
     """The synchronous client of the Sports Posts service.
 
     One connection pool per client, shared by every ``with_options`` copy. Close it with
@@ -190,26 +215,11 @@ class SportsPosts(_ClientBase):
             http_client=http_client,
             http_type=httpx.Client,
         )
-        self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.Client(follow_redirects=False)
-        self._bind()
 
     def _bind(self) -> None:
         self.posts = Posts(self)
         self.account = Account(self)
         self.ids = Ids(self)
-
-    def with_options(
-        self, *, timeout: Union[float, httpx.Timeout] = _UNSET, max_retries: Optional[int] = None
-    ) -> SportsPosts:
-        """A client with another timeout or retry count that shares this one's pool."""
-        clone = object.__new__(SportsPosts)
-        clone._config = self._config.with_options(timeout=timeout, max_retries=max_retries)
-        clone._calls = self._calls
-        clone._http = self._http
-        clone._owns_http = False
-        clone._bind()
-        return clone
 
     def close(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -247,7 +257,7 @@ class SportsPosts(_ClientBase):
         return SyncPage(self, call, self._request(call))
 
 
-class AsyncSportsPosts(_ClientBase):
+class AsyncSportsPosts(_ClientBase[httpx.AsyncClient]):
     """The asynchronous client: the same calls, awaited.
 
     Close it explicitly with ``await aclose()`` or ``async with``; it never closes itself
@@ -278,26 +288,11 @@ class AsyncSportsPosts(_ClientBase):
             http_client=http_client,
             http_type=httpx.AsyncClient,
         )
-        self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else httpx.AsyncClient(follow_redirects=False)
-        self._bind()
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)
         self.account = AsyncAccount(self)
         self.ids = AsyncIds(self)
-
-    def with_options(
-        self, *, timeout: Union[float, httpx.Timeout] = _UNSET, max_retries: Optional[int] = None
-    ) -> AsyncSportsPosts:
-        """A client with another timeout or retry count that shares this one's pool."""
-        clone = object.__new__(AsyncSportsPosts)
-        clone._config = self._config.with_options(timeout=timeout, max_retries=max_retries)
-        clone._calls = self._calls
-        clone._http = self._http
-        clone._owns_http = False
-        clone._bind()
-        return clone
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""

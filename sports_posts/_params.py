@@ -22,6 +22,7 @@ __all__ = [
     "DateTimeLike",
     "IdType",
     "LeagueCode",
+    "PollFilters",
     "PostFilters",
     "PostsListParams",
     "encode_datetime",
@@ -62,10 +63,8 @@ DateTimeLike = Union[datetime, str]
 Number = Union[int, float]
 
 
-class PostFilters(TypedDict, total=False):
-    """Parameters of GET /posts that narrow any mode (the mode helpers take these).
-
-    Every value may be ``None``, which means "not sent"."""
+class _Narrowing(TypedDict, total=False):
+    """Parameters that narrow any mode and that a poller also carries."""
 
     leagues: Optional[CSV]
     league: Optional[CSV]
@@ -78,15 +77,11 @@ class PostFilters(TypedDict, total=False):
     has_player: Optional[bool]
     custom_sources: Optional[bool]
     user_location: Optional[str]
-    sort: Optional[Sort]
-    since: Optional[DateTimeLike]
-    since_id: Optional[str]
     limit: Optional[int]
-    page: Optional[int]
 
 
-class PostsListParams(PostFilters, total=False):
-    """Every query parameter of GET /posts (spec 4.1), plus ``league`` as an alias."""
+class _ModeParams(TypedDict, total=False):
+    """Parameters that select the team, player, game or nearby mode (spec 4.1)."""
 
     teams: Optional[CSV]
     players: Optional[CSV]
@@ -97,6 +92,26 @@ class PostsListParams(PostFilters, total=False):
     lat: Optional[Number]
     lng: Optional[Number]
     radius_km: Optional[Number]
+
+
+class PostFilters(_Narrowing, total=False):
+    """Parameters of GET /posts that narrow any mode (the mode helpers take these).
+
+    Every value may be ``None``, which means "not sent"."""
+
+    sort: Optional[Sort]
+    since: Optional[DateTimeLike]
+    since_id: Optional[str]
+    page: Optional[int]
+
+
+class PostsListParams(PostFilters, _ModeParams, total=False):
+    """Every query parameter of GET /posts (spec 4.1), plus ``league`` as an alias."""
+
+
+class PollFilters(_Narrowing, _ModeParams, total=False):
+    """Every parameter of spec 4.1 except ``since``, ``since_id``, ``page`` and ``sort``,
+    which the poller sets itself (passing them is a :class:`ParameterError`)."""
 
 
 MAX_TEAMS = 10

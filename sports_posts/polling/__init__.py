@@ -4,6 +4,7 @@ The algorithm (:mod:`._algorithm`) is written once without I/O; :class:`Poller` 
 :class:`AsyncPoller` only run its actions. See docs/pagination-and-polling.md.
 """
 
+from .._params import PollFilters
 from ._algorithm import (
     DEFAULT_LIMIT,
     DEFAULT_LOOKBACK,
@@ -18,7 +19,6 @@ from ._algorithm import (
     poll_cycles,
 )
 from ._async import AsyncPoller
-from ._params import PollFilters
 from ._sync import Poller
 from .checkpoints import (
     Checkpoint,
