@@ -181,8 +181,9 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
             and {e.event for e in handled} == {"breaking_news", "breaking_news.update"}
             and update["data"]["update_of"] == first["data"]["event_id"] and retried >= 1
         )
-        p.line(f"  API calls spent: {client.calls} (account information is free: "
-               f"{client.account.information().usage.current_calls} counted by the service)")
+        spent = client.calls
+        counted = client.account.information().usage.current_calls  # free: not counted itself
+        p.line(f"  API calls spent: {spent}; the service counted {counted} (account information is free)")
         p.line(f"  posts polled: {len(seen)}, repeated: {duplicates}, late-indexed caught: {caught}")
         p.line(f"  webhook deliveries: {len(attempts)} attempts, {retried} retried, "
                f"{len(handled)} handled once each (the retry was de-duplicated)")
