@@ -194,6 +194,19 @@ def test_plain_wsgi_app_refuses_a_body_over_the_limit(receiver: WebhookReceiver)
         assert client.post("/", content=b"x" * 101).status_code == 413
 
 
+def test_asgi_adapters_refuse_a_body_over_the_limit_without_reading_it_all(receiver: WebhookReceiver) -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+    from starlette.testclient import TestClient
+
+    plain = WebhookASGIApp(receiver, max_body=100)
+    routed = Starlette(routes=[Route("/webhooks", starlette_endpoint(receiver, max_body=100), methods=["POST"])])
+    with TestClient(plain) as a, TestClient(routed) as b:
+        assert a.post("/", content=b"x" * 101).status_code == 413
+        assert b.post("/webhooks", content=b"x" * 101).status_code == 413
+        assert a.post("/", content=b"x" * 100).status_code == 401, "at the limit it is read and verified"
+
+
 def _django_client(receiver: WebhookReceiver) -> Any:
     import django
     from django.conf import settings

@@ -19,6 +19,11 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 _NOT_ALLOWED = b'{"ok":false,"status":"method_not_allowed"}'
+_TOO_LARGE = b'{"ok":false,"status":"too_large"}'
+_JSON = [(b"content-type", b"application/json")]
+MAX_BODY = 1 << 20
+"""The largest body read (1 MiB, as the WSGI adapter): a breaking-news payload is a few KB,
+and reading stops at the limit, so a huge POST cannot exhaust memory."""
 
 
 class WebhookASGIApp:
@@ -28,8 +33,9 @@ class WebhookASGIApp:
     the top-level app it answers ``lifespan`` by starting and closing the receiver.
     """
 
-    def __init__(self, receiver: WebhookReceiver) -> None:
+    def __init__(self, receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> None:
         self.receiver = receiver
+        self.max_body = max_body
 
     def __repr__(self) -> str:
         return f"WebhookASGIApp({self.receiver!r})"
@@ -44,11 +50,17 @@ class WebhookASGIApp:
             await _send(send, 405, _NOT_ALLOWED, [(b"allow", b"POST"), (b"content-type", b"application/json")])
             return
         chunks: list[bytes] = []
+        size = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
-            chunks.append(message.get("body", b""))
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await _send(send, 413, _TOO_LARGE, _JSON)
+                return
+            chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         response = await self.receiver.handle_async(b"".join(chunks), scope.get("headers", []))
@@ -76,21 +88,30 @@ async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes,
     await send({"type": "http.response.body", "body": body})
 
 
-async def starlette_response(receiver: WebhookReceiver, request: Request) -> Response:
-    """Answer a Starlette or FastAPI request: ``await request.body()``, never ``request.json()``."""
+async def starlette_response(receiver: WebhookReceiver, request: Request, *, max_body: int = MAX_BODY) -> Response:
+    """Answer a Starlette or FastAPI request from its raw body stream, never ``request.json()``;
+    a body over ``max_body`` is answered 413 without being read further."""
     from starlette.responses import Response
 
-    body = await request.body()
-    result = await receiver.handle_async(body, request.headers)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():  # the raw bytes, stopping at the limit
+        size += len(chunk)
+        if size > max_body:
+            return Response(_TOO_LARGE, status_code=413, media_type="application/json")
+        chunks.append(chunk)
+    result = await receiver.handle_async(b"".join(chunks), request.headers)
     return Response(result.body, status_code=result.status_code, headers=dict(result.headers))
 
 
-def starlette_endpoint(receiver: WebhookReceiver) -> Callable[[Request], Awaitable[Response]]:
+def starlette_endpoint(
+    receiver: WebhookReceiver, *, max_body: int = MAX_BODY
+) -> Callable[[Request], Awaitable[Response]]:
     """An endpoint for ``Route(path, endpoint, methods=["POST"])`` or FastAPI's ``add_api_route``."""
     from starlette.requests import Request
 
     async def webhook_endpoint(request: Request) -> Response:
-        return await starlette_response(receiver, request)
+        return await starlette_response(receiver, request, max_body=max_body)
 
     # FastAPI reads the annotation to inject the request; make it a real class, not a string.
     webhook_endpoint.__annotations__ = {"request": Request, "return": None}
