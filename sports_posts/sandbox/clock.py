@@ -6,6 +6,8 @@ import threading
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Optional
 
+from .._errors import ParameterError
+
 __all__ = ["DEFAULT_START", "Clock", "ManualClock", "SystemClock"]
 
 DEFAULT_START = datetime(2026, 1, 15, 18, 0, 0, tzinfo=timezone.utc)
@@ -29,7 +31,7 @@ class Clock:
     def advance(self, seconds: float) -> datetime:
         """Move sandbox time forward by ``seconds`` and return the new time."""
         if seconds < 0:
-            raise ValueError("the sandbox clock only moves forward")
+            raise ParameterError("the sandbox clock only moves forward")
         with self._lock:
             self._shift(timedelta(seconds=seconds))
         for listener in list(self._listeners):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Optional
 
+from .._errors import ParameterError
+
 __all__ = ["BurstLimit", "ChaosSettings", "KeyConfig"]
 
 
@@ -38,11 +40,11 @@ class ChaosSettings:
             value = getattr(self, f.name)
             if f.name.endswith("rate") or f.name.startswith("rate_"):
                 if not 0.0 <= value <= 1.0:
-                    raise ValueError(f"{f.name} must be between 0 and 1")
+                    raise ParameterError(f"{f.name} must be between 0 and 1")
                 if f.name != "slow_rate":
                     total += value
         if total > 1.0 + 1e-9:
-            raise ValueError("the failure rates of ChaosSettings add up to more than 1")
+            raise ParameterError("the failure rates of ChaosSettings add up to more than 1")
 
     @property
     def failure_rates(self) -> list[tuple[str, float]]:

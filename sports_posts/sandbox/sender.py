@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 import httpx
 
+from .._errors import ParameterError
 from .clock import Clock
 from .world import isoformat
 
@@ -207,9 +208,9 @@ class WebhookSender:
     ) -> Subscription:
         """Register ``url`` with its signing secret and filters; returns the subscription."""
         if not url.startswith(("http://", "https://")):
-            raise ValueError("the subscription url must be http:// or https://")
+            raise ParameterError("the subscription url must be http:// or https://")
         if not secret:
-            raise ValueError("a signing secret is required")
+            raise ParameterError("a signing secret is required")
         with self._cond:
             self._counter += 1
             sub = Subscription(
@@ -228,7 +229,7 @@ class WebhookSender:
     def emit(self, event: str, data: dict[str, Any], *, only: Optional[set[str]] = None) -> list[Delivery]:
         """Queue ``event`` for each matching subscription (or exactly those in ``only``)."""
         if event not in EVENT_KINDS:
-            raise ValueError(f"unknown event kind {event!r} (known: {', '.join(EVENT_KINDS)})")
+            raise ParameterError(f"unknown event kind {event!r} (known: {', '.join(EVENT_KINDS)})")
         now = self.clock.now()
         payload = {"event": event, "sent_at": isoformat(now), "data": data}
         body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")

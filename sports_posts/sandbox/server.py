@@ -11,6 +11,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any, Optional, Union
 
+from .._errors import ParameterError
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig
@@ -62,7 +63,7 @@ class Sandbox:
         port: int = 0,
     ) -> None:
         if author_shape not in AUTHOR_SHAPES:
-            raise ValueError(f"author_shape must be one of {', '.join(AUTHOR_SHAPES)}")
+            raise ParameterError(f"author_shape must be one of {', '.join(AUTHOR_SHAPES)}")
         if clock is None or clock == "system":
             self.clock: Clock = SystemClock()
         elif clock == "manual":
@@ -70,7 +71,7 @@ class Sandbox:
         elif isinstance(clock, Clock):
             self.clock = clock
         else:
-            raise ValueError("clock must be 'system', 'manual' or a Clock")
+            raise ParameterError("clock must be 'system', 'manual' or a Clock")
         self.seed = seed
         self.author_shape = author_shape
         self.chaos = chaos

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional
 
+from .._errors import ParameterError
 from ._teams import COUNTRY_CODES, INDIVIDUAL_LEAGUES, LEAGUES, NBA_IDS, TEAM_BLOCKS
 
 __all__ = [
@@ -714,7 +715,7 @@ class World:
         """Add a post created ``created_at`` (default now), visible ``index_delay`` seconds later."""
         league = league.upper()
         if league not in self.leagues:
-            raise ValueError(f"unknown league {league!r}")
+            raise ParameterError(f"unknown league {league!r}")
         with self._lock:
             now = self.sync()
             created = created_at or now
