@@ -67,6 +67,9 @@ RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
 BACKOFF_INITIAL = 1.0
 BACKOFF_MIN_CAP = 60.0
+RATE_LIMIT_BACKOFF_CAP = 3600.0
+"""Repeated 429s without ``Retry-After`` (a monthly quota says nothing) back off up to an
+hour, not a minute: a quota spent on the 3rd is not worth asking about 40,000 times."""
 SECONDS_PER_DAY = 86400.0
 
 
@@ -337,9 +340,9 @@ class PollConfig:
             params["since_id"] = state.since_id
         return params
 
-    def backoff(self, failures: int, rand: Callable[[], float]) -> float:
-        """Exponential back-off with equal jitter, capped at ``max(interval, 60 s)``."""
-        cap = max(self.interval, BACKOFF_MIN_CAP)
+    def backoff(self, failures: int, rand: Callable[[], float], *, cap: float = BACKOFF_MIN_CAP) -> float:
+        """Exponential back-off with equal jitter, capped at ``max(interval, cap)``."""
+        cap = max(self.interval, cap)
         base = min(cap, BACKOFF_INITIAL * (2.0 ** min(failures, 30)))
         return base / 2 + rand() * base / 2
 
@@ -354,11 +357,10 @@ def _retry_wait(
     Retrying those would spend the customer's calls on a certain failure.
     """
     if isinstance(exc, RateLimitError):
-        backoff = config.backoff(failures, rand)
         if exc.retry_after is not None:
             # never less than the back-off: a `Retry-After: 0` repeated must not spin
-            return max(exc.retry_after, backoff)
-        return backoff
+            return max(exc.retry_after, config.backoff(failures, rand))
+        return config.backoff(failures, rand, cap=RATE_LIMIT_BACKOFF_CAP)
     if isinstance(exc, (InternalServerError, APIConnectionError)):
         return config.backoff(failures, rand)
     return None

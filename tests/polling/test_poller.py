@@ -353,6 +353,21 @@ def test_a_429_waits_as_retry_after_says_then_goes_on(
     assert poller.calls == 2
 
 
+def test_a_quota_429_without_retry_after_backs_off_up_to_an_hour(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.publish("a", 1)
+    harness.clock.advance(5)
+    service.fail_next(429, "RATE_LIMITED", times=16)  # a spent monthly quota names no time
+    harness.until = T0 + timedelta(days=2)
+    poller = make_poller(client, harness, since=T0)
+    assert [p.id for p in next(poller)] == ["a"]
+    assert poller.calls == 17
+    assert harness.sleeps == sorted(harness.sleeps), "the waits only grow"
+    assert 60 < max(harness.sleeps) <= 3600, "beyond a minute, at most an hour"
+    assert sum(harness.sleeps) > 3 * 3600, "sixteen refusals spread over hours, not minutes"
+
+
 def test_a_repeated_retry_after_zero_backs_off_instead_of_spinning(
     client: SportsPosts, service: FakePostsService, harness: TimeHarness
 ) -> None:
