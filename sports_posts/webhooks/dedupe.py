@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 from typing_extensions import Protocol, runtime_checkable
 
 from .._errors import ParameterError
+from ._sqlite import thread_connection
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -180,16 +181,7 @@ class SQLiteDedupeStore:
         return f"SQLiteDedupeStore({self.path!r}, ttl={self.ttl:g}, lease={self.lease:g})"
 
     def _connect(self) -> sqlite3.Connection:
-        conn: Optional[sqlite3.Connection] = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
-            return conn
-        conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        self._local.conn = conn
-        self._local.pid = os.getpid()
-        return conn
+        return thread_connection(self._local, self.path, self._busy_timeout, "NORMAL")
 
     def claim(self, key: str) -> bool:
         now = self._clock()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .._errors import ParameterError
+from ._sqlite import thread_connection
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL
 
 if TYPE_CHECKING:
@@ -89,16 +90,8 @@ class SQLiteInbox:
         return f"SQLiteInbox({self.path!r}, max_attempts={self.max_attempts})"
 
     def _connect(self) -> sqlite3.Connection:
-        conn: Optional[sqlite3.Connection] = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
-            return conn
-        conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")  # the 2xx promises the row is on disk
-        self._local.conn = conn
-        self._local.pid = os.getpid()
-        return conn
+        # FULL: the 2xx promises the row is on disk.
+        return thread_connection(self._local, self.path, self._busy_timeout, "FULL")
 
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """Commit an event; false when ``key`` is already stored (a retry of a stored story)."""
