@@ -73,8 +73,26 @@ class League:
     individual: bool
 
 
+class _IdSystems:
+    """``ids()`` for teams and players: the entity's id in each ``id_type`` of spec 4.1."""
+
+    service_id: int
+    code: str
+    provider1_guid: str
+    provider1_uid: str
+    provider2: str
+    provider3: str
+
+    def ids(self) -> dict[str, str]:
+        return {
+            "code": self.code, "provider1_uid": self.provider1_uid,
+            "provider1_guid": self.provider1_guid, "provider2": self.provider2,
+            "service": str(self.service_id), "provider3": self.provider3,
+        }
+
+
 @dataclass(eq=False)
-class Team:
+class Team(_IdSystems):
     """A real team with its ids in every id system and its reference columns."""
 
     service_id: int
@@ -93,17 +111,10 @@ class Team:
     provider3: str
     references: dict[str, Optional[str]]
 
-    def ids(self) -> dict[str, str]:
-        """The team's id in each ``id_type``."""
-        return {
-            "code": self.code, "provider1_uid": self.provider1_uid,
-            "provider1_guid": self.provider1_guid, "provider2": self.provider2,
-            "service": str(self.service_id), "provider3": self.provider3,
-        }
 
 
 @dataclass(eq=False)
-class Player:
+class Player(_IdSystems):
     """A generated athlete (never a real person) with a UUID as provider1 guid."""
 
     service_id: int
@@ -118,13 +129,6 @@ class Player:
     provider3: str
     references: dict[str, Optional[str]]
 
-    def ids(self) -> dict[str, str]:
-        """The player's id in each ``id_type``."""
-        return {
-            "code": self.code, "provider1_uid": self.provider1_uid,
-            "provider1_guid": self.provider1_guid, "provider2": self.provider2,
-            "service": str(self.service_id), "provider3": self.provider3,
-        }
 
 
 @dataclass(eq=False)
