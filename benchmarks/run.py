@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Optional
 
@@ -72,31 +71,6 @@ def compare(
         o_times.append(t2 - t1)
     pairs = [o / b for o, b in zip(o_times, b_times)]
     return min(o_times) / min(b_times), statistics.median(pairs)
-
-
-def compare_async(
-    ours: Callable[[], Awaitable[Any]], baseline: Callable[[], Awaitable[Any]], *, number: int, rounds: int
-) -> tuple[float, float]:
-    async def run() -> tuple[float, float]:
-        await ours()
-        await baseline()
-        o_times: list[float] = []
-        b_times: list[float] = []
-        for _ in range(rounds):
-            gc.collect()
-            t0 = time.perf_counter()
-            for _ in range(number):
-                await baseline()
-            t1 = time.perf_counter()
-            for _ in range(number):
-                await ours()
-            t2 = time.perf_counter()
-            b_times.append(t1 - t0)
-            o_times.append(t2 - t1)
-        pairs = [o / b for o, b in zip(o_times, b_times)]
-        return min(o_times) / min(b_times), statistics.median(pairs)
-
-    return asyncio.run(run())
 
 
 def free_port() -> int:
