@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, TextIO
 
 from ._client import SportsPosts
-from .cli import _sandbox_class, format_post
+from .cli import format_post
 from .models.post import Post
 from .polling import MemoryCheckpoint, Poller
 
@@ -85,12 +85,12 @@ def _serve(app: Any) -> tuple[str, Callable[[], None]]:
 
 def run_demo(out: TextIO, *, seed: int = 7) -> int:
     """Run the demo; returns the exit status (0 when every step did what it shows)."""
+    from .sandbox import Sandbox
     from .webhooks import MemoryDedupeStore, WebhookReceiver
     from .webhooks.adapters.asgi import WebhookASGIApp
 
     p = _Printer(out)
     started = time.monotonic()
-    Sandbox = _sandbox_class()
     with Sandbox(seed=seed, clock="manual", posts_per_minute=4.0, late_index_rate=0.25, time_scale=0.001,
                  webhook_timeout=10.0) as sb, \
             SportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
@@ -125,8 +125,11 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
                                       include_pregame=True, limit=3).items)
 
         p.section("Polling: new posts, each once, oldest first (interval 60 s of sandbox time)")
+        def wait(seconds: float) -> None:  # the poller's waits move the sandbox clock
+            sb.advance(seconds)
+
         poller = Poller(client, filters={"leagues": "NFL,NBA,NHL,MLB"}, interval=60, checkpoint=MemoryCheckpoint(),
-                        clock=sb.now, sleep=sb.advance)
+                        clock=sb.now, sleep=wait)
         seen: set[str] = set()
         duplicates = 0
         batches = 0

@@ -82,26 +82,10 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
 @contextlib.contextmanager
 def _connect(err: TextIO, *, seed: int = 7) -> Iterator[SportsPosts]:
     """A client of the real service (from the environment) or of an embedded sandbox."""
-    if os.environ.get("SPORTS_POSTS_API_KEY") and os.environ.get("SPORTS_POSTS_BASE_URL"):
-        with SportsPosts() as client:
-            print(f"sports-posts: using the service at {client.base_url} (SPORTS_POSTS_BASE_URL)", file=err)
-            yield client
-        return
-    _sandbox_class()  # a clear error when the sandbox extra is missing
-    from .sandbox._connect import connect
+    from .sandbox import connect
 
     with connect(log=err, seed=seed) as client:
         yield client
-
-
-def _sandbox_class() -> Any:
-    try:
-        from .sandbox import Sandbox
-    except ImportError as exc:  # starlette / uvicorn missing
-        raise SportsPostsError(
-            f"the sandbox needs the 'sandbox' extra: pip install 'sports-posts[sandbox]' ({exc})"
-        ) from None
-    return Sandbox
 
 
 # --------------------------------------------------------------------------- output
@@ -263,7 +247,8 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
 
 
 def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    Sandbox = _sandbox_class()
+    from .sandbox import Sandbox
+
     stop = threading.Event()
     _stop_on_sigterm(stop.set)
     with Sandbox(seed=args.seed, port=args.port, posts_per_minute=args.posts_per_minute,

@@ -11,7 +11,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any, Optional, Union
 
-from .._errors import ParameterError
+from .._errors import ParameterError, SportsPostsError
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig
@@ -108,9 +108,14 @@ class Sandbox:
         """Start uvicorn in a thread on a free loopback port and the webhook sender."""
         if self._server is not None:
             return self
-        import uvicorn
+        try:
+            import uvicorn
 
-        from .app import create_app
+            from .app import create_app
+        except ImportError as exc:  # the optional extra is missing
+            raise SportsPostsError(
+                f"the sandbox needs the 'sandbox' extra: pip install 'sports-posts[sandbox]' ({exc})"
+            ) from None
 
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -163,3 +163,10 @@ def test_demo_exits_zero_with_a_summary() -> None:
     for heading in ("Trending", "A league", "A team", "A player", "Nearby", "A game", "Polling", "Webhooks", "Summary"):
         assert f"== {heading}" in out
     assert "all good" in out and "repeated: 0" in out
+
+
+def test_without_the_sandbox_extra_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # `import uvicorn` now raises ImportError
+    status, out, err = run("posts", "--max-items", "1")
+    assert status == 1
+    assert "pip install 'sports-posts[sandbox]'" in err and "Traceback" not in err
