@@ -138,10 +138,12 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
 
     import sports_posts._errors as errors
     import sports_posts._transport as transport
+    import sports_posts.webhooks.signature as signature
 
     watch = _SecretWatch()
     original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
     original_digest, original_new = hmac.digest, hmac.new
+    original_states = signature._hmac_states
     original_init = errors.SportsPostsError.__init__
 
     def resolve(cls: type, **kwargs: object) -> object:
@@ -157,12 +159,17 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         watch.register(key)
         return original_new(key, msg, digestmod)  # type: ignore[arg-type]
 
+    def states(secret: object) -> object:  # the SDK's own HMAC derives its states per secret
+        watch.register(secret)
+        return original_states(secret)  # type: ignore[arg-type]
+
     def init(self: Exception, *args: object, **kwargs: object) -> None:
         original_init(self, *args, **kwargs)
         watch.check(f"{type(self).__name__} message", " ".join(str(a) for a in args))
 
     transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
     hmac.digest, hmac.new = digest, new  # type: ignore[assignment]
+    signature._hmac_states = states  # type: ignore[assignment]
     errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
     sdk_logger = logging.getLogger("sports_posts")
     previous_level = sdk_logger.level
@@ -176,5 +183,6 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         sdk_logger.setLevel(previous_level)
         transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
         hmac.digest, hmac.new = original_digest, original_new
+        signature._hmac_states = original_states
         errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
     assert not watch.leaks, "secrets leaked:\n" + "\n".join(watch.leaks[:20])

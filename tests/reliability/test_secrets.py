@@ -27,7 +27,9 @@ def test_the_watch_catches_a_key_in_a_log_record_and_an_error(secrets_never_leak
     assert len(caught) == 2
 
 
-def test_a_whole_request_cycle_at_debug_level_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_whole_request_cycle_at_debug_level_leaks_nothing(
+    caplog: pytest.LogCaptureFixture, secrets_never_leak: object
+) -> None:
     caplog.set_level(logging.DEBUG)
     with respx.mock(base_url="https://api.test/v1") as mock:
         mock.get("/posts").mock(side_effect=[httpx.Response(503), httpx.Response(401, json={
@@ -38,6 +40,7 @@ def test_a_whole_request_cycle_at_debug_level_leaks_nothing(caplog: pytest.LogCa
     receiver = WebhookReceiver(SECRET, lambda event: None)
     request = build_test_request(sample_payload(), SECRET)
     assert receiver.handle(request.body, request.headers).status_code == 202
+    assert SECRET in secrets_never_leak.secrets  # type: ignore[attr-defined]  # the watch saw the secret
     assert receiver.handle(request.body, {**request.headers, "X-Service-Signature": "sha256=" + "0" * 64}).status_code == 401
     receiver.close()
     texts = [r.getMessage() for r in caplog.records] + [str(info.value), repr(info.value), repr(client), repr(receiver)]

@@ -154,9 +154,30 @@ def test_fuzzed_inputs_only_ever_raise_signature_verification_error(payload: Any
         pass
 
 
-@given(payload=st.binary(max_size=512), secret=st.text(min_size=1, max_size=40))
+@given(payload=st.binary(max_size=512), secret=st.text(max_size=40).map("whsec_prop_".__add__))
 def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, secret: str) -> None:
     signature = sign_payload(payload, secret)
     verify_signature(payload, signature, secret)
     with pytest.raises(SignatureVerificationError):
         verify_signature(payload + b"x", signature, secret)
+
+
+@given(
+    payload=st.binary(max_size=4096),
+    # A distinctive prefix: the suite's secret watch must not take "00000000" for a leak.
+    secret=st.one_of(st.text(max_size=200).map("whsec_prop_".__add__),
+                     st.binary(max_size=200).map(b"whsec_prop_".__add__)),
+)
+def test_the_cached_hmac_states_give_the_standard_library_hmac(payload: bytes, secret: Any) -> None:
+    # Keys shorter than, equal to and longer than SHA-256's 64-byte block (hashed first).
+    key = secret.encode("utf-8", "surrogatepass") if isinstance(secret, str) else secret
+    expected = "sha256=" + hmac.new(key, payload, hashlib.sha256).hexdigest()
+    assert sign_payload(payload, secret) == expected
+    verify_signature(payload, expected, secret)  # the fast path (str) and the general one (bytes)
+    verify_signature(payload, expected, [b"other", secret])
+
+
+def test_a_64_byte_and_a_65_byte_key_take_their_rfc_2104_branches() -> None:
+    for key in (b"k" * 64, b"k" * 65, "\u00e9" * 33):  # the last one is 66 bytes once encoded
+        raw = key.encode() if isinstance(key, str) else key
+        assert sign_payload(BODY, key) == "sha256=" + hmac.new(raw, BODY, hashlib.sha256).hexdigest()
