@@ -97,7 +97,13 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -
 
 
 def bench_client(quick: bool) -> None:
+    from benchmarks._floor import Page
     from sports_posts import AsyncSportsPosts, SportsPosts
+    from sports_posts._transport import _collection_paused
+
+    def plain_models(content: bytes) -> Any:
+        with _collection_paused():
+            return Page.model_validate_json(content)
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks._page_server", str(port)])
@@ -120,6 +126,15 @@ def bench_client(quick: bool) -> None:
             record("sync fetch + parse of a 100-post page vs httpx.get + json.loads", best, "x",
                    "<= 1.10", best <= 1.10, median_ratio=round(median, 3), page_bytes=len(page_bytes()))
 
+            def floor() -> Any:
+                return plain_models(raw.get(url, headers=headers).content)
+
+            floor_best, _ = compare(floor, baseline, number=20, rounds=rounds)
+            INFO.append({"name": "sync fetch floor: httpx.get + plain pydantic models", "vs_baseline": round(floor_best, 3),
+                         "sdk_vs_floor": round(best / floor_best, 3)})
+            print(f"  [info] httpx.get + plain pydantic models of the page: {floor_best:.2f}x the baseline; "
+                  f"the SDK is {best / floor_best:.2f}x that floor", flush=True)
+
         async def make() -> tuple[httpx.AsyncClient, AsyncSportsPosts]:
             limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
             return httpx.AsyncClient(limits=limits), AsyncSportsPosts(
@@ -136,43 +151,64 @@ def bench_client(quick: bool) -> None:
             async def ours_a() -> Any:
                 return await asyncio.gather(*(sdk_a.posts.list(leagues="NFL", limit=100) for _ in range(50)))
 
+            async def floor_a() -> Any:
+                responses = await asyncio.gather(*(raw_a.get(url, headers=headers) for _ in range(50)))
+                return [plain_models(r.content) for r in responses]
+
             await ours_a()
             await baseline_a()
-            o_times: list[float] = []
-            b_times: list[float] = []
+            await floor_a()
+            times: dict[str, list[float]] = {"baseline": [], "ours": [], "floor": []}
             for _ in range(3 if quick else 8):
-                gc.collect()
-                t0 = time.perf_counter()
-                await baseline_a()
-                t1 = time.perf_counter()
-                await ours_a()
-                t2 = time.perf_counter()
-                b_times.append(t1 - t0)
-                o_times.append(t2 - t1)
+                for name, run in (("baseline", baseline_a), ("ours", ours_a), ("floor", floor_a)):
+                    gc.collect()
+                    t0 = time.perf_counter()
+                    await run()
+                    times[name].append(time.perf_counter() - t0)
             await raw_a.aclose()
             await sdk_a._http.aclose()
-            pairs = [o / b for o, b in zip(o_times, b_times)]
-            return min(o_times) / min(b_times), statistics.median(pairs)
+            pairs = [o / b for o, b in zip(times["ours"], times["baseline"])]
+            floor_ratio = min(times["floor"]) / min(times["baseline"])
+            return min(times["ours"]) / min(times["baseline"]), statistics.median(pairs), floor_ratio
 
-        best, median = asyncio.run(run_async())
+        best, median, floor_ratio = asyncio.run(run_async())
         record("async: 50 concurrent pages vs raw httpx.AsyncClient + json.loads", best, "x",
                "<= 1.15", best <= 1.15, median_ratio=round(median, 3))
+        INFO.append({"name": "async floor: httpx.AsyncClient + plain pydantic models", "vs_baseline": round(floor_ratio, 3),
+                     "sdk_vs_floor": round(best / floor_ratio, 3)})
+        print(f"  [info] httpx.AsyncClient + plain pydantic models of the pages: {floor_ratio:.2f}x the baseline; "
+              f"the SDK is {best / floor_ratio:.2f}x that floor", flush=True)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
 
 def bench_parse(quick: bool) -> None:
+    from benchmarks._floor import Page
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import parse_response
+    from sports_posts._transport import _collection_paused, parse_response
 
     body = page_bytes(100)
     response = httpx.Response(200, content=body)
     call = posts_list({"leagues": "NFL"})
+    rounds = 7 if quick else 25
     best, median = compare(lambda: parse_response(call, response), lambda: json.loads(body),
-                           number=100, rounds=7 if quick else 25)
+                           number=100, rounds=rounds)
     record("parse only: page bytes -> typed page vs json.loads", best, "x", "<= 1.25", best <= 1.25,
            median_ratio=round(median, 3))
+
+    # The floor: the plainest pydantic models of the same page, parsed the same way (from
+    # bytes, collector paused the same way), against json.loads and the SDK, in the same run.
+    def floor() -> Any:
+        with _collection_paused():
+            return Page.model_validate_json(body)
+
+    floor_best, _ = compare(floor, lambda: json.loads(body), number=100, rounds=rounds)
+    ours_vs_floor = best / floor_best
+    INFO.append({"name": "parse floor: plain pydantic models of the same page", "vs_json_loads": round(floor_best, 3),
+                 "sdk_vs_floor": round(ours_vs_floor, 3)})
+    print(f"  [info] plain pydantic models of the same page: {floor_best:.2f}x json.loads; "
+          f"the SDK's parse is {ours_vs_floor:.2f}x that floor", flush=True)
 
 
 # --------------------------------------------------------------------------- webhooks

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 __all__ = ["SportsPostsModel", "UTCDateTime", "to_utc"]
 
@@ -17,7 +19,30 @@ def to_utc(value: datetime) -> datetime:
     return value.astimezone(timezone.utc)
 
 
-UTCDateTime = Annotated[datetime, AfterValidator(to_utc)]
+class _UTCDateTimeSchema:
+    """Validation of :data:`UTCDateTime`: a timestamp already in UTC never leaves pydantic-core.
+
+    The usual ``...Z`` timestamp matches the first choice, checked in Rust; only a naive
+    one or another offset reaches :func:`to_utc`. (A Python validator on every timestamp
+    cost about a tenth of parsing a page of posts.)
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.union_schema(
+            [
+                core_schema.datetime_schema(tz_constraint=0),
+                core_schema.no_info_after_validator_function(to_utc, core_schema.datetime_schema()),
+            ],
+            mode="left_to_right",
+            custom_error_type="utc_datetime",
+            custom_error_message="Input should be an ISO 8601 date-time",
+        )
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"type": "string", "format": "date-time"}
+
+
+UTCDateTime = Annotated[datetime, _UTCDateTimeSchema()]
 """An aware ``datetime`` in UTC, whatever offset the service wrote."""
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 
-from ._base import SportsPostsModel
+from ._base import SportsPostsModel, UTCDateTime
 
 __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse", "TaggedPlayer", "TaggedTeam"]
 
@@ -59,7 +58,7 @@ class Post(SportsPostsModel):
     """
 
     id: str
-    created_at: datetime
+    created_at: UTCDateTime
     post_url: Optional[str] = None
     text: Optional[str] = None
     author: Optional[Author] = None
@@ -83,12 +82,6 @@ class Post(SportsPostsModel):
         # One cheap pass per post instead of validators: a "before" validator would make
         # pydantic build the whole JSON as Python objects first (about 2x slower pages).
         fields = self.__dict__
-        created = fields["created_at"]
-        offset = created.utcoffset()
-        if offset is None:
-            fields["created_at"] = created.replace(tzinfo=timezone.utc)
-        elif offset:
-            fields["created_at"] = created.astimezone(timezone.utc)
         author = fields["author"]
         if author is None:
             if fields["author_username"] is not None:
