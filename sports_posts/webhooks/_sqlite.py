@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from typing import Literal, Optional
+import time
+from typing import Callable, Literal, Optional
 
 
 def thread_connection(
@@ -18,8 +19,38 @@ def thread_connection(
         return conn
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    conn.execute("PRAGMA journal_mode = WAL")
+    enable_wal(conn, busy_timeout)
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     local.conn = conn
     local.pid = os.getpid()
     return conn
+
+
+def enable_wal(
+    conn: sqlite3.Connection,
+    busy_timeout: float,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Put the database file in WAL mode, waiting up to ``busy_timeout`` for other openers.
+
+    Switching needs an exclusive lock. When several processes open a new file at once,
+    SQLite answers "database is locked" at once to all but one of them, without calling
+    the busy handler (that would deadlock). So the switch is retried here. A file already
+    in WAL mode, which is every open after the first, is only read.
+    """
+    deadline = clock() + busy_timeout
+    delay = 0.001
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            message = str(exc).lower()
+            if ("locked" not in message and "busy" not in message) or clock() >= deadline:
+                raise
+        sleep(delay)
+        delay = min(delay * 2, 0.05)
