@@ -142,7 +142,7 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
 
     watch = _SecretWatch()
     original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
-    original_digest, original_new = hmac.digest, hmac.new
+    original_new = hmac.new
     original_states = signature._hmac_states
     original_init = errors.SportsPostsError.__init__
 
@@ -151,11 +151,7 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         watch.register(config.api_key)
         return config
 
-    def digest(key: bytes, msg: bytes, digest: object) -> bytes:  # every signing secret is an HMAC key
-        watch.register(key)
-        return original_digest(key, msg, digest)  # type: ignore[arg-type]
-
-    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:
+    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's signer
         watch.register(key)
         return original_new(key, msg, digestmod)  # type: ignore[arg-type]
 
@@ -168,7 +164,7 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         watch.check(f"{type(self).__name__} message", " ".join(str(a) for a in args))
 
     transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
-    hmac.digest, hmac.new = digest, new  # type: ignore[assignment]
+    hmac.new = new  # type: ignore[assignment]
     signature._hmac_states = states  # type: ignore[assignment]
     errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
     sdk_logger = logging.getLogger("sports_posts")
@@ -182,7 +178,7 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         root.removeHandler(watch)
         sdk_logger.setLevel(previous_level)
         transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
-        hmac.digest, hmac.new = original_digest, original_new
+        hmac.new = original_new
         signature._hmac_states = original_states
         errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
     assert not watch.leaks, "secrets leaked:\n" + "\n".join(watch.leaks[:20])

@@ -46,7 +46,11 @@ _STATUS_SYNONYMS = {"confirmed": "verified"}
 
 
 def sign(body: bytes, secret: str) -> str:
-    """``sha256=<hex>``: HMAC-SHA256 of the raw body keyed with the signing secret (spec 6.2)."""
+    """``sha256=<hex>``: HMAC-SHA256 of the raw body keyed with the signing secret (spec 6.2).
+
+    The standard library's HMAC, not the SDK's ``sign_payload``: the emulated service signs
+    independently of the code that verifies, so a fault in one is not mirrored in the other.
+    """
     return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
