@@ -12,6 +12,8 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sports_posts._transport import _collection_paused
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -69,3 +71,9 @@ class Pagination(_Model):
 class Page(_Model):
     pagination: Pagination = Field(default_factory=Pagination)
     items: list[Post]
+
+
+def parse_plain(body: bytes) -> Page:
+    """``body`` into the plain models, the way the SDK parses: from bytes, collector paused."""
+    with _collection_paused():
+        return Page.model_validate_json(body)

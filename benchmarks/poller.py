@@ -143,6 +143,7 @@ def poller_calls() -> dict[str, Any]:
             "naive_minimum": naive, "posts": len(posts), "ratio_oracle": poller.calls / oracle,
             "ratio_windowed": poller.calls / windowed, "ratio_naive": poller.calls / naive}
 
+
 if __name__ == "__main__":
     print(poller_calls())
     print(poller_memory(2000, 200))

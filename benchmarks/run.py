@@ -52,6 +52,12 @@ def record(name: str, value: float, unit: str, target: str, ok: bool, **detail: 
     print(f"  [{mark}] {name}: {value:.3f} {unit} (target {target})", flush=True)
 
 
+def note(name: str, text: str, **detail: Any) -> None:
+    """A figure without a target of its own: printed, and kept under "info" in the JSON."""
+    INFO.append({"name": name, **detail})
+    print(f"  [info] {name}: {text}", flush=True)
+
+
 def compare(
     ours: Callable[[], Any], baseline: Callable[[], Any], *, number: int, rounds: int
 ) -> tuple[float, float]:
@@ -97,13 +103,8 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -
 
 
 def bench_client(quick: bool) -> None:
-    from benchmarks._floor import Page
+    from benchmarks._floor import parse_plain
     from sports_posts import AsyncSportsPosts, SportsPosts
-    from sports_posts._transport import _collection_paused
-
-    def plain_models(content: bytes) -> Any:
-        with _collection_paused():
-            return Page.model_validate_json(content)
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks._page_server", str(port)])
@@ -127,13 +128,12 @@ def bench_client(quick: bool) -> None:
                    "<= 1.10", best <= 1.10, median_ratio=round(median, 3), page_bytes=len(page_bytes()))
 
             def floor() -> Any:
-                return plain_models(raw.get(url, headers=headers).content)
+                return parse_plain(raw.get(url, headers=headers).content)
 
             floor_best, _ = compare(floor, baseline, number=20, rounds=rounds)
-            INFO.append({"name": "sync fetch floor: httpx.get + plain pydantic models", "vs_baseline": round(floor_best, 3),
-                         "sdk_vs_floor": round(best / floor_best, 3)})
-            print(f"  [info] httpx.get + plain pydantic models of the page: {floor_best:.2f}x the baseline; "
-                  f"the SDK is {best / floor_best:.2f}x that floor", flush=True)
+            note("sync fetch floor: httpx.get + plain pydantic models",
+                 f"{floor_best:.2f}x the baseline; the SDK is {best / floor_best:.2f}x that floor",
+                 vs_baseline=round(floor_best, 3), sdk_vs_floor=round(best / floor_best, 3))
 
         async def make() -> tuple[httpx.AsyncClient, AsyncSportsPosts]:
             limits = httpx.Limits(max_connections=50, max_keepalive_connections=50)
@@ -153,7 +153,7 @@ def bench_client(quick: bool) -> None:
 
             async def floor_a() -> Any:
                 responses = await asyncio.gather(*(raw_a.get(url, headers=headers) for _ in range(50)))
-                return [plain_models(r.content) for r in responses]
+                return [parse_plain(r.content) for r in responses]
 
             await ours_a()
             await baseline_a()
@@ -174,19 +174,18 @@ def bench_client(quick: bool) -> None:
         best, median, floor_ratio = asyncio.run(run_async())
         record("async: 50 concurrent pages vs raw httpx.AsyncClient + json.loads", best, "x",
                "<= 1.15", best <= 1.15, median_ratio=round(median, 3))
-        INFO.append({"name": "async floor: httpx.AsyncClient + plain pydantic models", "vs_baseline": round(floor_ratio, 3),
-                     "sdk_vs_floor": round(best / floor_ratio, 3)})
-        print(f"  [info] httpx.AsyncClient + plain pydantic models of the pages: {floor_ratio:.2f}x the baseline; "
-              f"the SDK is {best / floor_ratio:.2f}x that floor", flush=True)
+        note("async floor: httpx.AsyncClient + plain pydantic models",
+             f"{floor_ratio:.2f}x the baseline; the SDK is {best / floor_ratio:.2f}x that floor",
+             vs_baseline=round(floor_ratio, 3), sdk_vs_floor=round(best / floor_ratio, 3))
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
 
 def bench_parse(quick: bool) -> None:
-    from benchmarks._floor import Page
+    from benchmarks._floor import parse_plain
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import _collection_paused, parse_response
+    from sports_posts._transport import parse_response
 
     body = page_bytes(100)
     response = httpx.Response(200, content=body)
@@ -197,18 +196,11 @@ def bench_parse(quick: bool) -> None:
     record("parse only: page bytes -> typed page vs json.loads", best, "x", "<= 1.25", best <= 1.25,
            median_ratio=round(median, 3))
 
-    # The floor: the plainest pydantic models of the same page, parsed the same way (from
-    # bytes, collector paused the same way), against json.loads and the SDK, in the same run.
-    def floor() -> Any:
-        with _collection_paused():
-            return Page.model_validate_json(body)
-
-    floor_best, _ = compare(floor, lambda: json.loads(body), number=100, rounds=rounds)
-    ours_vs_floor = best / floor_best
-    INFO.append({"name": "parse floor: plain pydantic models of the same page", "vs_json_loads": round(floor_best, 3),
-                 "sdk_vs_floor": round(ours_vs_floor, 3)})
-    print(f"  [info] plain pydantic models of the same page: {floor_best:.2f}x json.loads; "
-          f"the SDK's parse is {ours_vs_floor:.2f}x that floor", flush=True)
+    # The floor: the plainest pydantic models of the same page, against json.loads in the same run.
+    floor_best, _ = compare(lambda: parse_plain(body), lambda: json.loads(body), number=100, rounds=rounds)
+    note("parse floor: plain pydantic models of the same page",
+         f"{floor_best:.2f}x json.loads; the SDK's parse is {best / floor_best:.2f}x that floor",
+         vs_json_loads=round(floor_best, 3), sdk_vs_floor=round(best / floor_best, 3))
 
 
 # --------------------------------------------------------------------------- webhooks
@@ -306,13 +298,12 @@ def bench_dedupe(quick: bool) -> None:
             raw_rate = len(keys) / (time.perf_counter() - t0)
             raw.close()
             rate = _claims_per_second(store, n // 10)
-            info = {"claims_per_second": round(rate), "raw_redis_py_per_second": round(raw_rate),
-                    "bare_socket_per_second": round(floor), "vs_raw_redis_py": round(rate / raw_rate, 3),
-                    "vs_bare_socket": round(rate / floor, 3)}
-            INFO.append({"name": "RedisDedupeStore.claim, one round trip each", **info})
-            print(f"  [info] RedisDedupeStore.claim, one round trip each: {rate:,.0f} claims/s; "
-                  f"{rate / raw_rate:.2f}x raw redis-py SET NX PX ({raw_rate:,.0f}/s), "
-                  f"{rate / floor:.2f}x the same command over a bare socket ({floor:,.0f}/s)", flush=True)
+            note("RedisDedupeStore.claim, one round trip each",
+                 f"{rate:,.0f} claims/s; {rate / raw_rate:.2f}x raw redis-py SET NX PX ({raw_rate:,.0f}/s), "
+                 f"{rate / floor:.2f}x the same command over a bare socket ({floor:,.0f}/s)",
+                 claims_per_second=round(rate), raw_redis_py_per_second=round(raw_rate),
+                 bare_socket_per_second=round(floor), vs_raw_redis_py=round(rate / raw_rate, 3),
+                 vs_bare_socket=round(rate / floor, 3))
         finally:
             proc.terminate()
             proc.wait(timeout=10)
