@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from ._teams import COUNTRY_CODES
 from .errors import ApiError, invalid
@@ -328,15 +328,24 @@ def _forbidden(leagues: set[str]) -> ApiError:
 
 
 def _resolve(
-    world: World, kind: str, id_type: Optional[str], ids: list[str]
+    world: World, kind: str, id_type: Optional[str], ids: list[str], within: Optional[frozenset[str]]
 ) -> list[Any]:
+    """The teams or players that ``ids`` name, only those of the leagues ``within`` if given."""
     finder: Callable[[str, str], list[Any]] = world.find_teams if kind == "teams" else world.find_players
     found: dict[int, Any] = {}
     for value in ids:
         for id_system in [id_type] if id_type else list(ID_TYPES):
             for entity in finder(id_system, value):
                 found[entity.service_id] = entity
-    return list(found.values())
+    return [e for e in found.values() if within is None or e.league in within]
+
+
+def _leagues_of(entities: Sequence[Union[Team, Player]], allowed: frozenset[str]) -> frozenset[str]:
+    """The leagues of the tagged ``entities``; 403 if one of them is not on the plan."""
+    leagues = frozenset(e.league for e in entities)
+    if leagues - allowed:
+        raise _forbidden(set(leagues - allowed))
+    return leagues
 
 
 def run_posts_query(
@@ -355,38 +364,23 @@ def run_posts_query(
     teams: Optional[list[Team]] = None
     players: Optional[list[Player]] = None
     if q.mode == "team" and q.teams is not None:
-        teams = _resolve(world, "teams", q.id_type, q.teams)
-        if q.leagues is not None:
-            teams = [t for t in teams if t.league in q.leagues]
+        teams = _resolve(world, "teams", q.id_type, q.teams, q.leagues)
         if not teams:
             raise ApiError(404, "NOT_FOUND", f"No teams matched the given ids ({q.id_type})")
-        outside = {t.league for t in teams} - allowed
-        if outside:
-            raise _forbidden(outside)
-        leagues = frozenset(t.league for t in teams)
+        leagues = _leagues_of(teams, allowed)
     elif q.mode == "player" and q.players is not None:
-        players = _resolve(world, "players", q.id_type, q.players)
-        if q.leagues is not None:
-            players = [p for p in players if p.league in q.leagues]
+        players = _resolve(world, "players", q.id_type, q.players, q.leagues)
         if not players:
             raise ApiError(404, "NOT_FOUND", f"No players matched the given ids ({q.id_type})")
-        outside = {p.league for p in players} - allowed
-        if outside:
-            raise _forbidden(outside)
-        leagues = frozenset(p.league for p in players)
+        leagues = _leagues_of(players, allowed)
     elif q.mode == "game" and q.match is not None:
         teams = []
         for value in q.match:
-            matched = _resolve(world, "teams", q.id_type, [value])
-            if q.leagues is not None:
-                matched = [t for t in matched if t.league in q.leagues]
+            matched = _resolve(world, "teams", q.id_type, [value], q.leagues)
             if not matched:
                 raise ApiError(404, "NOT_FOUND", f"No team matched the id '{value}' in match")
             teams.extend(matched)
-        outside = {t.league for t in teams} - allowed
-        if outside:
-            raise _forbidden(outside)
-        leagues = frozenset(t.league for t in teams)
+        leagues = _leagues_of(teams, allowed)
 
     reference: Optional[Post] = None
     if q.since_id is not None:

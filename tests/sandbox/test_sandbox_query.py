@@ -188,6 +188,24 @@ def test_unknown_team_or_player_is_404(world: World) -> None:
         assert (info.value.status, info.value.error_code) == (404, "NOT_FOUND")
 
 
+def test_a_team_player_or_match_of_a_league_off_the_plan_is_403(world: World) -> None:
+    allowed = frozenset({"NBA"})
+    player = next(p for post in world.posts if post.league == "NFL" for p in post.players)
+    game = next(p.game for p in world.posts if p.game is not None and p.game.league == "NFL")
+    for params in ({"teams": "KC", "id_type": "code"},
+                   {"players": player.provider1_guid, "id_type": "provider1_guid"},
+                   {"match": f"{game.home.code},{game.away.code}", "id_type": "code",
+                    "start_time": game.start_time.isoformat()}):
+        with pytest.raises(ApiError) as info:
+            run(world, allowed, **params)
+        assert (info.value.status, info.value.error_code) == (403, "FORBIDDEN"), params
+        assert "NFL" in info.value.message
+    # The same ids with the plan's league named find nothing there: 404, not 403.
+    with pytest.raises(ApiError) as info:
+        run(world, allowed, teams="KC", id_type="code", leagues="NBA")
+    assert (info.value.status, info.value.error_code) == (404, "NOT_FOUND")
+
+
 def test_player_mode(world: World) -> None:
     tagged = next(p for p in world.posts if p.players and p.visible_at(NOW) and not p.author.custom)
     player = tagged.players[0]
