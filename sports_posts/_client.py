@@ -1,7 +1,8 @@
 """``SportsPosts`` and ``AsyncSportsPosts``: configuration plus two thin I/O shells.
 
 Request building, parsing, error mapping and the retry decision live in
-``_transport.py``; the shells below only send a request and sleep between attempts.
+``_transport.call_flow``; each shell only drives that flow: it sends the requests the
+flow yields and sleeps the waits it asks for.
 """
 
 from __future__ import annotations
@@ -9,29 +10,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 import time
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Generic, Optional, TypeVar, Union
 
-import httpx
-from tenacity import AsyncRetrying, Retrying
 from typing_extensions import Self
 
-from ._errors import APIConnectionError, APITimeoutError, ParameterError
+from ._errors import ParameterError
+from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
 from ._transport import (
     _UNSET,
     APICall,
     AuthScheme,
+    CallCounter,
     ClientConfig,
-    build_request,
-    parse_response,
-    redacted_headers,
-    retry_policy,
+    Done,
+    advance,
+    call_flow,
 )
-from .models.post import Post, PostsResponse
-from .pagination import SyncPage
 from .resources.account import Account, AsyncAccount
 from .resources.ids import AsyncIds, Ids
 from .resources.posts import AsyncPosts, Posts
@@ -66,48 +63,28 @@ async def _async_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-class _CallCounter:
-    """Requests sent by a client and every client derived from it by ``with_options``."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.value = 0
-
-    def add(self) -> None:
-        with self._lock:
-            self.value += 1
-
-
-def _translate(exc: httpx.HTTPError, request: httpx.Request) -> APIConnectionError:
-    """A transport failure as the SDK's typed error (the message names no secret)."""
-    where = f"{request.method} {request.url.copy_with(query=None)}"
-    if isinstance(exc, httpx.TimeoutException):
-        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=request)
-    return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=request)
-
-
-H = TypeVar("H", httpx.Client, httpx.AsyncClient)
+H = TypeVar("H", Client, AsyncClient)
 
 
 class _ClientBase(Generic[H]):
     """Settings, the pool and the call counter, shared by both clients; no I/O."""
 
     _config: ClientConfig
-    _calls: _CallCounter
+    _calls: CallCounter
     _http: H
     _owns_http: bool
 
-    def _init_config(
+    _http_type: type[H]
+
+    def __init__(
         self,
-        *,
-        api_key: Optional[str],
-        base_url: Optional[str],
-        timeout: Union[float, httpx.Timeout],
-        max_retries: int,
-        auth_scheme: str,
-        default_headers: Optional[Mapping[str, str]],
-        http_client: Optional[H],
-        http_type: type[H],
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: Union[float, Timeout] = 30.0,
+        max_retries: int = 2,
+        auth_scheme: AuthScheme = "bearer",
+        http_client: Optional[H] = None,
+        default_headers: Optional[Mapping[str, str]] = None,
     ) -> None:
         self._config = ClientConfig.resolve(
             api_key=api_key,
@@ -117,11 +94,12 @@ class _ClientBase(Generic[H]):
             max_retries=max_retries,
             default_headers=default_headers,
         )
+        http_type = self._http_type
         if http_client is not None and not isinstance(http_client, http_type):
             raise ParameterError(
                 f"http_client must be an {http_type.__module__}.{http_type.__name__}", parameter="http_client"
             )
-        self._calls = _CallCounter()
+        self._calls = CallCounter()
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else http_type(follow_redirects=False)
         self._bind()
@@ -129,9 +107,7 @@ class _ClientBase(Generic[H]):
     def _bind(self) -> None:
         raise NotImplementedError
 
-    def with_options(
-        self, *, timeout: Union[float, httpx.Timeout] = _UNSET, max_retries: Optional[int] = None
-    ) -> Self:
+    def with_options(self, *, timeout: Union[float, Timeout] = _UNSET, max_retries: Optional[int] = None) -> Self:
         """A client with another timeout or retry count that shares this one's pool and
         call counter; closing the copy leaves the pool open."""
         clone = object.__new__(type(self))
@@ -144,18 +120,22 @@ class _ClientBase(Generic[H]):
 
     @property
     def base_url(self) -> str:
+        """The service's address, ending in ``/v1``."""
         return self._config.base_url
 
     @property
-    def timeout(self) -> httpx.Timeout:
+    def timeout(self) -> Timeout:
+        """The timeout of each request."""
         return self._config.timeout
 
     @property
     def max_retries(self) -> int:
+        """Retries after the first attempt of a call."""
         return self._config.max_retries
 
     @property
     def auth_scheme(self) -> AuthScheme:
+        """How the key is sent: ``"bearer"`` or ``"bare"``."""
         return self._config.auth_scheme
 
     @property
@@ -169,22 +149,8 @@ class _ClientBase(Generic[H]):
             f"auth_scheme={self._config.auth_scheme!r}, max_retries={self._config.max_retries})"
         )
 
-    def _log_request(self, request: httpx.Request) -> None:
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("request %s %s headers=%s", request.method, request.url, redacted_headers(request.headers))
 
-    def _log_response(self, request: httpx.Request, response: httpx.Response, started: float) -> None:
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug(
-                "response %s %s -> %d in %.1f ms",
-                request.method,
-                request.url.copy_with(query=None),
-                response.status_code,
-                (time.perf_counter() - started) * 1000,
-            )
-
-
-class SportsPosts(_ClientBase[httpx.Client]):
+class SportsPosts(_ClientBase[Client]):
     """The synchronous client of the Sports Posts service.
 
     One connection pool per client, shared by every ``with_options`` copy. Close it with
@@ -194,27 +160,7 @@ class SportsPosts(_ClientBase[httpx.Client]):
     posts: Posts
     account: Account
     ids: Ids
-
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        base_url: Optional[str] = None,
-        timeout: Union[float, httpx.Timeout] = 30.0,
-        max_retries: int = 2,
-        auth_scheme: AuthScheme = "bearer",
-        http_client: Optional[httpx.Client] = None,
-        default_headers: Optional[Mapping[str, str]] = None,
-    ) -> None:
-        self._init_config(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            auth_scheme=auth_scheme,
-            default_headers=default_headers,
-            http_client=http_client,
-            http_type=httpx.Client,
-        )
+    _http_type = Client
 
     def _bind(self) -> None:
         self.posts = Posts(self)
@@ -234,30 +180,26 @@ class SportsPosts(_ClientBase[httpx.Client]):
     ) -> None:
         self.close()
 
-    def _send(self, request: httpx.Request) -> httpx.Response:
-        self._log_request(request)
-        started = time.perf_counter()
-        self._calls.add()
+    def _send(self, request: Request) -> Union[Response, HTTPError]:
         try:
-            response = self._http.send(request)
-        except httpx.HTTPError as exc:
-            raise _translate(exc, request) from exc
-        self._log_response(request, response, started)
-        return response
+            return self._http.send(request)
+        except HTTPError as exc:
+            return exc
 
     def _request(self, call: APICall[T]) -> T:
-        """Send a call with the retry policy and return its parsed answer."""
-        request = build_request(self._config, call)
-        for attempt in Retrying(**retry_policy(self._config.max_retries, _sleep)):
-            with attempt:
-                return parse_response(call, self._send(request))
-        raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+        """Make a call: send what its flow asks for, sleep its waits, return its answer."""
+        flow = call_flow(self._config, call, self._calls)
+        step = advance(flow, None)
+        while not isinstance(step, Done):
+            if isinstance(step, float):
+                _sleep(step)
+                step = advance(flow, None)
+            else:
+                step = advance(flow, self._send(step))
+        return step.value
 
-    def _get_page(self, call: APICall[PostsResponse]) -> SyncPage[Post]:
-        return SyncPage(self, call, self._request(call))
 
-
-class AsyncSportsPosts(_ClientBase[httpx.AsyncClient]):
+class AsyncSportsPosts(_ClientBase[AsyncClient]):
     """The asynchronous client: the same calls, awaited.
 
     Close it explicitly with ``await aclose()`` or ``async with``; it never closes itself
@@ -267,27 +209,7 @@ class AsyncSportsPosts(_ClientBase[httpx.AsyncClient]):
     posts: AsyncPosts
     account: AsyncAccount
     ids: AsyncIds
-
-    def __init__(
-        self,
-        api_key: Optional[str] = None,
-        base_url: Optional[str] = None,
-        timeout: Union[float, httpx.Timeout] = 30.0,
-        max_retries: int = 2,
-        auth_scheme: AuthScheme = "bearer",
-        http_client: Optional[httpx.AsyncClient] = None,
-        default_headers: Optional[Mapping[str, str]] = None,
-    ) -> None:
-        self._init_config(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            auth_scheme=auth_scheme,
-            default_headers=default_headers,
-            http_client=http_client,
-            http_type=httpx.AsyncClient,
-        )
+    _http_type = AsyncClient
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)
@@ -307,21 +229,20 @@ class AsyncSportsPosts(_ClientBase[httpx.AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: httpx.Request) -> httpx.Response:
-        self._log_request(request)
-        started = time.perf_counter()
-        self._calls.add()
+    async def _send(self, request: Request) -> Union[Response, HTTPError]:
         try:
-            response = await self._http.send(request)
-        except httpx.HTTPError as exc:
-            raise _translate(exc, request) from exc
-        self._log_response(request, response, started)
-        return response
+            return await self._http.send(request)
+        except HTTPError as exc:
+            return exc
 
     async def _request(self, call: APICall[T]) -> T:
-        """Send a call with the retry policy and return its parsed answer."""
-        request = build_request(self._config, call)
-        async for attempt in AsyncRetrying(**retry_policy(self._config.max_retries, _async_sleep)):
-            with attempt:
-                return parse_response(call, await self._send(request))
-        raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+        """Make a call: send what its flow asks for, sleep its waits, return its answer."""
+        flow = call_flow(self._config, call, self._calls)
+        step = advance(flow, None)
+        while not isinstance(step, Done):
+            if isinstance(step, float):
+                await _async_sleep(step)
+                step = advance(flow, None)
+            else:
+                step = advance(flow, await self._send(step))
+        return step.value

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, TextIO
 
 from ._client import SportsPosts
-from .cli import format_post
+from ._format import format_post
 from .models.post import Post
 from .polling import MemoryCheckpoint, Poller
 

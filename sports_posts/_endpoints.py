@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional, Union
+from typing import Any
 
 from ._params import encode_ids_params, encode_posts_params
 from ._transport import APICall
@@ -29,23 +29,15 @@ def account_x_ids() -> APICall[ComplianceList]:
     return APICall("GET", "/account/x-ids", {}, ComplianceList.model_validate_json)
 
 
-def ids_teams(
-    league: str, reference_id: Optional[str], lookup: Optional[Union[str, int]]
-) -> APICall[TeamList]:
+def ids_teams(league: str, **lookup: Any) -> APICall[TeamList]:
     """GET /ids?entity=teams; the reference column is exposed as ``Team.reference``."""
-    query = encode_ids_params("teams", league, reference_id, lookup)
-    context = {"reference_id": reference_id}
-    return APICall(
-        "GET", "/ids", query, lambda body: TeamList.model_validate_json(body, context=context)
-    )
+    query = encode_ids_params("teams", league, lookup)
+    context = {"reference_id": lookup.get("reference_id")}
+    return APICall("GET", "/ids", query, lambda body: TeamList.model_validate_json(body, context=context))
 
 
-def ids_list(
-    entity: str, league: str, reference_id: Optional[str], lookup: Optional[Union[str, int]]
-) -> APICall[IdList]:
+def ids_list(entity: str, league: str, **lookup: Any) -> APICall[IdList]:
     """GET /ids for any entity; items keep every field since the spec shows no shape."""
-    query = encode_ids_params(entity, league, reference_id, lookup)
-    context = {"reference_id": reference_id}
-    return APICall(
-        "GET", "/ids", query, lambda body: IdList.model_validate_json(body, context=context)
-    )
+    query = encode_ids_params(entity, league, lookup)
+    context = {"reference_id": lookup.get("reference_id")}
+    return APICall("GET", "/ids", query, lambda body: IdList.model_validate_json(body, context=context))

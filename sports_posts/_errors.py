@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-import httpx
+from ._http import Request, Response, ResponseNotRead
 
 __all__ = [
     "APIConnectionError",
@@ -53,7 +53,7 @@ class ParameterError(SportsPostsError, ValueError):
 class APIConnectionError(SportsPostsError):
     """The request did not get an HTTP answer (refused, reset, DNS, TLS, protocol error)."""
 
-    def __init__(self, message: str = "Connection error.", *, request: Optional[httpx.Request] = None) -> None:
+    def __init__(self, message: str = "Connection error.", *, request: Optional[Request] = None) -> None:
         super().__init__(message)
         self.request = request
 
@@ -61,7 +61,7 @@ class APIConnectionError(SportsPostsError):
 class APITimeoutError(APIConnectionError):
     """The request timed out (connect, read, write or pool)."""
 
-    def __init__(self, message: str = "Request timed out.", *, request: Optional[httpx.Request] = None) -> None:
+    def __init__(self, message: str = "Request timed out.", *, request: Optional[Request] = None) -> None:
         super().__init__(message, request=request)
 
 
@@ -76,7 +76,7 @@ class APIResponseValidationError(SportsPostsError):
         self,
         message: str,
         *,
-        response: Optional[httpx.Response] = None,
+        response: Optional[Response] = None,
         body: Optional[str] = None,
         field: Optional[str] = None,
     ) -> None:
@@ -100,7 +100,7 @@ class APIStatusError(SportsPostsError):
         self,
         message: str,
         *,
-        response: httpx.Response,
+        response: Response,
         body: Any,
         error_code: Optional[str] = None,
         error_message: Optional[str] = None,
@@ -188,7 +188,7 @@ def status_error_class(status_code: int, error_code: Optional[str]) -> type[APIS
 
 
 def status_error_from_response(
-    response: httpx.Response, *, retry_after: Optional[float] = None
+    response: Response, *, retry_after: Optional[float] = None
 ) -> APIStatusError:
     """Build the typed error of a non-2xx answer; never fails, whatever the body is."""
     text = _safe_text(response)
@@ -219,10 +219,10 @@ def status_error_from_response(
     )
 
 
-def _safe_text(response: httpx.Response) -> str:
+def _safe_text(response: Response) -> str:
     try:
         return response.text
-    except (UnicodeDecodeError, LookupError, httpx.ResponseNotRead):
+    except (UnicodeDecodeError, LookupError, ResponseNotRead):
         return response.content.decode("utf-8", "replace") if response.is_closed else ""
 
 

@@ -21,10 +21,13 @@ __all__ = [
     "CSV",
     "DateTimeLike",
     "IdType",
+    "Entity",
+    "IdsLookup",
     "LeagueCode",
     "PollFilters",
     "PostFilters",
     "PostsListParams",
+    "ReferenceId",
     "encode_datetime",
     "encode_posts_params",
 ]
@@ -92,6 +95,27 @@ class _ModeParams(TypedDict, total=False):
     lat: Optional[Number]
     lng: Optional[Number]
     radius_km: Optional[Number]
+
+
+Entity = Union[Literal["teams", "players", "leagues", "posts"], str]
+"""What GET /ids looks up."""
+ReferenceId = Union[
+    Literal[
+        "provider2_id", "provider1_id", "provider4_id", "nba_id", "provider5_id", "provider6_id",
+        "grid_id", "code", "external_id",
+    ],
+    str,
+]
+"""External id systems GET /ids can add as a column."""
+
+
+class IdsLookup(TypedDict, total=False):
+    """The optional parameters of GET /ids, declared once for both clients."""
+
+    reference_id: Optional[ReferenceId]
+    """Adds this external id to every item (``Team.reference``)."""
+    lookup: Optional[Union[str, int]]
+    """Only the one item matching this value (of ``reference_id`` if given, else ``service_id``)."""
 
 
 class PostFilters(_Narrowing, total=False):
@@ -331,15 +355,18 @@ def _check(given: Mapping[str, Any]) -> None:
             )
 
 
-def encode_ids_params(
-    entity: str, league: str, reference_id: Optional[str], lookup: Optional[Union[str, int]]
-) -> dict[str, str]:
-    """Check and encode the query of GET /ids."""
+def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> dict[str, str]:
+    """Check and encode the query of GET /ids (``lookup``: the :class:`IdsLookup` keys)."""
+    unknown = sorted(k for k in lookup if k not in IdsLookup.__annotations__)
+    if unknown:
+        raise ParameterError(f"unknown parameter(s) for GET /ids: {', '.join(unknown)}", parameter=unknown[0])
     query = {"entity": _string("entity", entity), "league": _string("league", league)}
+    reference_id = lookup.get("reference_id")
     if reference_id is not None:
         query["reference_id"] = _string("reference_id", reference_id)
-    if lookup is not None:
-        if isinstance(lookup, bool) or not isinstance(lookup, (str, int)):
-            raise ParameterError(f"lookup: expected a string or an integer, got {lookup!r}", parameter="lookup")
-        query["lookup"] = _string("lookup", str(lookup))
+    value = lookup.get("lookup")
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise ParameterError(f"lookup: expected a string or an integer, got {value!r}", parameter="lookup")
+        query["lookup"] = _string("lookup", str(value))
     return query

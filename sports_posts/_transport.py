@@ -1,6 +1,6 @@
-"""Everything about a request that does no I/O: configuration, request building,
-response parsing, error mapping and the retry policy. The sync and async clients in
-``_client.py`` only send.
+"""Everything about a call that does no I/O: configuration, request building, response
+parsing, error mapping and the retry decision, joined in :func:`call_flow`, a generator
+that the sync and async clients in ``_client.py`` drive by sending and sleeping.
 """
 
 from __future__ import annotations
@@ -11,33 +11,58 @@ import gc
 import logging
 import os
 import random
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Generic, Literal, Optional, TypeVar, Union
+from typing import Any, Callable, Generic, Literal, Optional, Protocol, TypeVar, Union
 
-import httpx
 from pydantic import ValidationError
-from tenacity import RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import DoSleep, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from ._errors import (
     APIConnectionError,
     APIResponseValidationError,
     APIStatusError,
+    APITimeoutError,
     ParameterError,
     SportsPostsError,
     status_error_from_response,
 )
+from ._http import (
+    URL,
+    HTTPError,
+    InvalidURL,
+    Request,
+    Response,
+    Timeout,
+    TimeoutException,
+    stack_version,
+)
 from ._version import __version__
 
-__all__ = ["APICall", "ClientConfig", "build_request", "parse_response", "retry_policy"]
+__all__ = [
+    "APICall",
+    "AsyncRequester",
+    "CallCounter",
+    "ClientConfig",
+    "Done",
+    "Outcome",
+    "Step",
+    "SyncRequester",
+    "advance",
+    "build_request",
+    "call_flow",
+    "parse_response",
+    "retry_policy",
+]
 
 T = TypeVar("T")
 log = logging.getLogger("sports_posts")
 
 AuthScheme = Literal["bearer", "bare"]
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+DEFAULT_TIMEOUT = Timeout(30.0, connect=10.0)
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 60.0
 """A ``Retry-After`` longer than this is not slept: a monthly quota will not recover in
@@ -53,7 +78,7 @@ class ClientConfig:
     api_key: str = field(repr=False)
     base_url: str
     auth_scheme: AuthScheme = "bearer"
-    timeout: httpx.Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
+    timeout: Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     max_retries: int = 2
     default_headers: Mapping[str, str] = field(default_factory=dict)
 
@@ -64,7 +89,7 @@ class ClientConfig:
         api_key: Optional[str],
         base_url: Optional[str],
         auth_scheme: str,
-        timeout: Union[float, httpx.Timeout, None],
+        timeout: Union[float, Timeout, None],
         max_retries: int,
         default_headers: Optional[Mapping[str, str]],
     ) -> ClientConfig:
@@ -85,8 +110,8 @@ class ClientConfig:
             )
         url = url.strip().rstrip("/")
         try:
-            parsed = httpx.URL(url)
-        except (httpx.InvalidURL, TypeError, ValueError):
+            parsed = URL(url)
+        except (InvalidURL, TypeError, ValueError):
             raise ParameterError(f"base_url is not a URL: {url!r}", parameter="base_url") from None
         if parsed.scheme not in ("http", "https") or not parsed.host:
             raise ParameterError(
@@ -110,7 +135,7 @@ class ClientConfig:
         )
 
     def with_options(
-        self, *, timeout: Union[float, httpx.Timeout, None, object], max_retries: Optional[int]
+        self, *, timeout: Union[float, Timeout, None, object], max_retries: Optional[int]
     ) -> ClientConfig:
         """A copy with another timeout or retry count (same key, URL and headers)."""
         changes: dict[str, Any] = {}
@@ -126,7 +151,7 @@ class ClientConfig:
         """Headers of every request: the caller's defaults, then ours (ours win)."""
         token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
         headers = dict(self.default_headers)
-        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} httpx/{httpx.__version__}")
+        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} {stack_version()}")
         headers["Accept"] = "application/json"
         headers["Authorization"] = token
         return headers
@@ -135,19 +160,19 @@ class ClientConfig:
 _UNSET: Any = object()
 
 
-def to_timeout(timeout: Union[float, httpx.Timeout, None]) -> httpx.Timeout:
+def to_timeout(timeout: Union[float, Timeout, None]) -> Timeout:
     """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
-    if isinstance(timeout, httpx.Timeout):
+    if isinstance(timeout, Timeout):
         return timeout
     if timeout is None:
         raise ParameterError(
             "timeout=None would wait forever; pass seconds (e.g. 30.0), or "
-            "httpx.Timeout(None) if you really mean no timeout",
+            "Timeout(None) if you really mean no timeout",
             parameter="timeout",
         )
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ParameterError(f"timeout must be a positive number of seconds, got {timeout!r}", parameter="timeout")
-    return httpx.Timeout(float(timeout), connect=min(float(timeout), 10.0))
+    return Timeout(float(timeout), connect=min(float(timeout), 10.0))
 
 
 @dataclass(frozen=True)
@@ -163,9 +188,9 @@ class APICall(Generic[T]):
         return replace(self, params={**self.params, **changes})
 
 
-def build_request(config: ClientConfig, call: APICall[Any]) -> httpx.Request:
+def build_request(config: ClientConfig, call: APICall[Any]) -> Request:
     """The HTTP request of a call, with auth, User-Agent and the per-request timeout."""
-    return httpx.Request(
+    return Request(
         call.method,
         config.base_url + call.path,
         params=dict(call.params),
@@ -179,7 +204,7 @@ def redacted_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {k: ("<redacted>" if k.lower() == "authorization" else v) for k, v in headers.items()}
 
 
-def parse_response(call: APICall[T], response: httpx.Response) -> T:
+def parse_response(call: APICall[T], response: Response) -> T:
     """The model of a 2xx answer, or the typed error of any other."""
     if not response.is_success:
         raise status_error_from_response(
@@ -215,7 +240,7 @@ def _collection_paused() -> Iterator[None]:
         gc.enable()
 
 
-def response_validation_error(exc: ValidationError, response: httpx.Response) -> APIResponseValidationError:
+def response_validation_error(exc: ValidationError, response: Response) -> APIResponseValidationError:
     """Name the first offending field of a 2xx body that does not match the spec."""
     errors = exc.errors(include_url=False, include_input=False)
     first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc)}
@@ -230,7 +255,7 @@ def response_validation_error(exc: ValidationError, response: httpx.Response) ->
     return APIResponseValidationError(message, response=response, body=_text(response), field=where_field)
 
 
-def _text(response: httpx.Response) -> str:
+def _text(response: Response) -> str:
     return response.content.decode("utf-8", "replace")
 
 
@@ -286,13 +311,121 @@ def _log_retry(state: RetryCallState) -> None:
     log.info("retrying in %.2fs (attempt %d failed: %s)", wait, state.attempt_number, exc)
 
 
-def retry_policy(max_retries: int, sleep: Callable[[float], Any]) -> dict[str, Any]:
-    """Keyword arguments for ``tenacity.Retrying`` / ``AsyncRetrying``: one policy, two loops."""
-    return {
-        "stop": stop_after_attempt(max_retries + 1),
-        "wait": retry_wait,
-        "retry": retry_if_exception(is_retryable),
-        "reraise": True,
-        "sleep": sleep,
-        "before_sleep": _log_retry,
-    }
+def retry_policy(max_retries: int) -> Retrying:
+    """The one retry policy: tenacity decides whether a failed attempt is retried and how
+    long to wait first; :func:`call_flow` only asks it, so both clients share it."""
+    return Retrying(
+        stop=stop_after_attempt(max_retries + 1),
+        wait=retry_wait,
+        retry=retry_if_exception(is_retryable),
+        reraise=True,
+        before_sleep=_log_retry,
+    )
+
+
+class CallCounter:
+    """Requests sent by a client and every client derived from it by ``with_options``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self) -> None:
+        with self._lock:
+            self.value += 1
+
+
+Step = Union[Request, float]
+"""What a call flow asks its driver for: send this request, or sleep this many seconds."""
+Outcome = Union[Response, HTTPError, None]
+"""What the driver answers: the response, the transport error it got instead, or nothing
+(after a sleep)."""
+
+
+def transport_error(exc: HTTPError, request: Request) -> APIConnectionError:
+    """A transport failure as the SDK's typed error (the message names no secret)."""
+    where = f"{request.method} {request.url.copy_with(query=None)}"
+    if isinstance(exc, TimeoutException):
+        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=request)
+    return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=request)
+
+
+def call_flow(config: ClientConfig, call: APICall[T], counter: CallCounter) -> Generator[Step, Outcome, T]:
+    """One call from its first attempt to its answer, without I/O.
+
+    It yields each request to send (the driver answers with the response or the transport
+    error) and each wait before a retry (the driver sleeps, then answers ``None``), and
+    returns the parsed model or raises the typed error. A call that succeeds at once never
+    builds the retry machinery: tenacity's state is made at the first failure.
+    """
+    request = build_request(config, call)
+    retrying: Optional[Retrying] = None
+    state: Optional[RetryCallState] = None
+    while True:
+        counter.add()
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("request %s %s headers=%s", request.method, request.url, redacted_headers(request.headers))
+        started = time.perf_counter()
+        outcome = yield request
+        try:
+            if isinstance(outcome, HTTPError):
+                raise transport_error(outcome, request) from outcome
+            if outcome is None:  # pragma: no cover - a driver bug, not a server's
+                raise RuntimeError("call_flow: the driver answered a request with nothing")
+            if log.isEnabledFor(logging.DEBUG):
+                elapsed = (time.perf_counter() - started) * 1000
+                log.debug(
+                    "response %s %s -> %d in %.1f ms",
+                    request.method, request.url.copy_with(query=None), outcome.status_code, elapsed,
+                )
+            return parse_response(call, outcome)
+        except Exception as exc:
+            if retrying is None or state is None:
+                retrying = retry_policy(config.max_retries)
+                retrying.begin()
+                state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+            state.set_exception((type(exc), exc, exc.__traceback__))
+        decision = retrying.iter(state)  # raises the error when it is not to be retried
+        if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
+            raise RuntimeError(f"unexpected retry decision {decision!r}")
+        state.prepare_for_next_attempt()
+        yield float(decision)
+
+
+class Done(Generic[T]):
+    """A finished generator's return value, as a driver receives it from :func:`advance`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+
+Y = TypeVar("Y")
+S = TypeVar("S")
+
+
+def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
+    """The flow's next step, or :class:`Done` once it returns (its errors propagate).
+
+    A new flow is started with ``None`` (its answer type always admits it)."""
+    try:
+        return flow.send(answer)
+    except StopIteration as stop:
+        return Done(stop.value)
+
+
+class SyncRequester(Protocol):
+    """What pages, resources and pollers need of a sync client: to make a call."""
+
+    def _request(self, call: APICall[T]) -> T: ...
+
+    def with_options(self, *, max_retries: Optional[int] = None) -> SyncRequester: ...
+
+
+class AsyncRequester(Protocol):
+    """The async twin: making a call is awaited."""
+
+    async def _request(self, call: APICall[T]) -> T: ...
+
+    def with_options(self, *, max_retries: Optional[int] = None) -> AsyncRequester: ...

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -19,6 +18,7 @@ from typing import Any, Callable, Optional, TextIO
 
 from ._client import SportsPosts
 from ._errors import SportsPostsError
+from ._format import format_post, one_line
 from ._version import __version__
 from .models.post import Post
 
@@ -89,23 +89,6 @@ def _connect(err: TextIO, *, seed: int = 7) -> Iterator[SportsPosts]:
 
 
 # --------------------------------------------------------------------------- output
-
-
-def _width() -> int:
-    return max(60, shutil.get_terminal_size((120, 24)).columns)
-
-
-def _one_line(text: Optional[str], width: int) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
-
-
-def format_post(post: Post, width: Optional[int] = None) -> str:
-    """One readable line: time, league, author, likes, media, text."""
-    width = width or _width()
-    when = post.created_at.strftime("%Y-%m-%d %H:%M:%S")
-    head = f"{when}  {post.league or '-':<7} @{(post.author_username or '?')[:16]:<16} {post.like_count or 0:>6}♥ {str(post.media_type or '-'):<6} "
-    return head + _one_line(post.text, width - len(head))
 
 
 def _print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
@@ -228,7 +211,7 @@ def webhook_listener_app(secret: str, out: TextIO) -> Any:
 
     def show(event: Any) -> None:
         data = event.data
-        line = f"{event.event:<20} {data.id}  {data.league or '-':<6} {data.news_type or '-':<12} {_one_line(data.text, 70)}"
+        line = f"{event.event:<20} {data.id}  {data.league or '-':<6} {data.news_type or '-':<12} {one_line(data.text, 70)}"
         with lock:
             print(line, file=out, flush=True)
 

@@ -1,24 +1,21 @@
-"""``AsyncPoller``: drives :func:`poll_cycles` with an :class:`AsyncSportsPosts` client."""
+"""``AsyncPoller``: performs the poller's steps with an async client in an event loop."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Mapping
-from datetime import datetime, timedelta
+from collections.abc import AsyncGenerator, Awaitable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar
 
 import anyio.to_thread
+from typing_extensions import Unpack
 
-from .. import _endpoints
-from ..models.post import Post
-from ._algorithm import DEFAULT_LOOKBACK, Commit, Deliver, Fetch, PollState, Sleep, log, poll_cycles
-from ._base import _PollerBase
-from .checkpoints import Checkpoint, MemoryCheckpoint
-
-if TYPE_CHECKING:
-    from .._client import AsyncSportsPosts
+from .._transport import APICall, AsyncRequester, Done, advance
+from ..models.post import Post, PostsResponse
+from ._algorithm import Commit, Deliver, PollState, Sleep
+from ._base import PollerOptions, _PollerBase
+from .checkpoints import MemoryCheckpoint
 
 __all__ = ["AsyncPoller"]
 
@@ -36,37 +33,18 @@ class AsyncPoller(_PollerBase):
 
     def __init__(
         self,
-        client: AsyncSportsPosts,
+        client: AsyncRequester,
         *,
-        since: Optional[Union[datetime, str]] = None,
-        interval: Union[float, timedelta] = 60.0,
-        checkpoint: Optional[Checkpoint] = None,
-        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
-        max_calls_per_day: Optional[int] = None,
-        filters: Optional[Mapping[str, Any]] = None,
-        clock: Optional[Callable[[], datetime]] = None,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
-        rand: Optional[Callable[[], float]] = None,
+        **options: Unpack[PollerOptions],
     ) -> None:
-        self._setup(
-            since=since,
-            interval=interval,
-            checkpoint=checkpoint,
-            lookback=lookback,
-            max_calls_per_day=max_calls_per_day,
-            filters=filters or {},
-            clock=clock,
-            rand=rand,
-        )
+        self._setup(**options)
         self._client = client.with_options(max_retries=0)
         self._sleep = sleep or self._interruptible_sleep
         self._run: Optional[AsyncGenerator[list[Post], None]] = None
         self._wake: Optional[asyncio.Event] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._loop_thread: Optional[int] = None
-
-    def __repr__(self) -> str:
-        return f"AsyncPoller(filters={dict(self._config.filters)!r}, interval={self._config.interval}, checkpoint={self._checkpoint!r})"
 
     async def _interruptible_sleep(self, seconds: float) -> None:
         if self._wake is None:  # created inside the loop: Python 3.9 binds an Event to a loop
@@ -125,8 +103,13 @@ class AsyncPoller(_PollerBase):
 
     async def _commit(self, state: PollState) -> None:
         await self._checkpoint_io(self._checkpoint.save, state)
-        self._state = state
-        self._pending = None
+        self._committed(state)
+
+    async def _fetch(self, call: APICall[PostsResponse]) -> object:
+        try:
+            return await self._client._request(call)
+        except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
+            return exc
 
     async def _drive(self) -> AsyncGenerator[list[Post], None]:
         self._loop = asyncio.get_running_loop()
@@ -135,36 +118,19 @@ class AsyncPoller(_PollerBase):
             self._wake = asyncio.Event()
         if self._stop_requested():
             return
-        stored = await self._checkpoint_io(self._checkpoint.load)
-        algorithm = poll_cycles(
-            self._config, self._initial_state(stored), clock=self._clock, rand=self._rand
-        )
-        result: object = None
+        steps = self._steps(await self._checkpoint_io(self._checkpoint.load))
         try:
-            while True:
-                action = algorithm.send(result)
-                result = None
-                if isinstance(action, Fetch):
-                    self._calls += 1
-                    try:
-                        response = await self._client._request(_endpoints.posts_list(action.params))
-                        result = response
-                    except (
-                        Exception
-                    ) as exc:  # handed to the algorithm, which raises what it cannot retry
-                        result = exc
-                elif isinstance(action, Sleep):
-                    if self._stop_requested():
-                        return
-                    log.debug("waiting %.1f s (%s)", action.seconds, action.reason)
-                    await self._sleep(action.seconds)
-                    if self._stop_requested():
-                        return
-                elif isinstance(action, Deliver):
-                    self._pending = action.state
-                    yield action.batch
-                    await self._commit(action.state)
-                elif isinstance(action, Commit):
-                    await self._commit(action.state)
+            step = advance(steps, None)
+            while not isinstance(step, Done):
+                result: object = None
+                if isinstance(step, Sleep):
+                    await self._sleep(step.seconds)
+                elif isinstance(step, Deliver):
+                    yield step.batch
+                elif isinstance(step, Commit):
+                    await self._checkpoint_io(self._checkpoint.save, step.state)
+                else:
+                    result = await self._fetch(step)
+                step = advance(steps, result)
         finally:
-            algorithm.close()
+            steps.close()

@@ -3,15 +3,56 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional, Union
 
+from typing_extensions import TypedDict
+
+from .. import _endpoints
 from .._errors import ParameterError
-from ._algorithm import PollConfig, PollState, log, to_datetime
+from .._transport import APICall
+from ..models.post import PostsResponse
+from ._algorithm import (
+    DEFAULT_LOOKBACK,
+    Commit,
+    Deliver,
+    Fetch,
+    PollConfig,
+    PollState,
+    Sleep,
+    log,
+    poll_cycles,
+    to_datetime,
+)
 from .checkpoints import Checkpoint, MemoryCheckpoint
 
-__all__ = ["_PollerBase"]
+IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit]
+"""What a driver does for the poller: make this call (answering with its result or the
+error it raised), sleep, hand a batch to the consumer, or save a state to the checkpoint."""
+
+__all__ = ["PollerOptions", "_PollerBase"]
+
+
+class PollerOptions(TypedDict, total=False):
+    """The options of :class:`Poller` and :class:`AsyncPoller`, declared once for both."""
+
+    since: Optional[Union[datetime, str]]
+    """Where an empty checkpoint starts (default: now minus ``lookback``)."""
+    interval: Union[float, timedelta]
+    """Seconds between cycles once the poller has caught up (default 60)."""
+    checkpoint: Optional[Checkpoint]
+    """Where the watermark is kept (default: in memory)."""
+    lookback: Union[float, timedelta]
+    """How far back each cycle re-reads, to catch posts indexed late."""
+    max_calls_per_day: Optional[int]
+    """A budget of GET /posts calls per day; the poller waits rather than exceed it."""
+    filters: Optional[Mapping[str, Any]]
+    """The GET /posts parameters of the feed (every one but since, since_id, page, sort)."""
+    clock: Optional[Callable[[], datetime]]
+    """The current time as an aware datetime (tests and simulations)."""
+    rand: Optional[Callable[[], float]]
+    """The jitter source, a float in [0, 1) (tests and simulations)."""
 
 
 def _now() -> datetime:
@@ -28,17 +69,17 @@ class _PollerBase:
     def _setup(
         self,
         *,
-        since: Optional[Union[datetime, str]],
-        interval: Union[float, timedelta],
-        checkpoint: Optional[Checkpoint],
-        lookback: Union[float, timedelta],
-        max_calls_per_day: Optional[int],
-        filters: Mapping[str, Any],
-        clock: Optional[Callable[[], datetime]],
-        rand: Optional[Callable[[], float]],
+        since: Optional[Union[datetime, str]] = None,
+        interval: Union[float, timedelta] = 60.0,
+        checkpoint: Optional[Checkpoint] = None,
+        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
+        max_calls_per_day: Optional[int] = None,
+        filters: Optional[Mapping[str, Any]] = None,
+        clock: Optional[Callable[[], datetime]] = None,
+        rand: Optional[Callable[[], float]] = None,
     ) -> None:
         self._config = PollConfig.build(
-            filters=filters,
+            filters=filters or {},
             interval=interval,
             lookback=lookback,
             max_calls_per_day=max_calls_per_day,
@@ -58,8 +99,47 @@ class _PollerBase:
         self._pending: Optional[PollState] = None
         self._stopping = False
 
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(filters={dict(self._config.filters)!r}, "
+            f"interval={self._config.interval}, checkpoint={self._checkpoint!r})"
+        )
+
     def _stop_requested(self) -> bool:
         return self._stopping
+
+    def _steps(self, stored: Optional[PollState]) -> Generator[IOStep, object, None]:
+        """The algorithm's actions with the poller's bookkeeping done here, once: calls
+        counted, stop requests honoured around each wait, the batch in hand remembered
+        until its state is saved. The drivers only perform the steps."""
+        algorithm = poll_cycles(self._config, self._initial_state(stored), clock=self._clock, rand=self._rand)
+        result: object = None
+        try:
+            while True:
+                action = algorithm.send(result)
+                result = None
+                if isinstance(action, Fetch):
+                    self._calls += 1
+                    result = yield _endpoints.posts_list(action.params)
+                elif isinstance(action, Sleep):
+                    if self._stop_requested():
+                        return
+                    log.debug("waiting %.1f s (%s)", action.seconds, action.reason)
+                    yield action
+                    if self._stop_requested():
+                        return
+                else:
+                    if isinstance(action, Deliver):
+                        self._pending = action.state
+                        yield action
+                    yield Commit(action.state)
+                    self._committed(action.state)
+        finally:
+            algorithm.close()
+
+    def _committed(self, state: PollState) -> None:
+        self._state = state
+        self._pending = None
 
     @property
     def calls(self) -> int:

@@ -1,21 +1,18 @@
-"""``Poller``: drives :func:`poll_cycles` with a :class:`SportsPosts` client and a thread's time."""
+"""``Poller``: performs the poller's steps with a sync client and a thread's time."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Mapping
-from datetime import datetime, timedelta
+from collections.abc import Generator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import Callable, Optional
 
-from .. import _endpoints
-from ..models.post import Post
-from ._algorithm import DEFAULT_LOOKBACK, Commit, Deliver, Fetch, PollState, Sleep, log, poll_cycles
-from ._base import _PollerBase
-from .checkpoints import Checkpoint
+from typing_extensions import Unpack
 
-if TYPE_CHECKING:
-    from .._client import SportsPosts
+from .._transport import APICall, Done, SyncRequester, advance
+from ..models.post import Post, PostsResponse
+from ._algorithm import Commit, Deliver, PollState, Sleep
+from ._base import PollerOptions, _PollerBase
 
 __all__ = ["Poller"]
 
@@ -35,35 +32,16 @@ class Poller(_PollerBase):
 
     def __init__(
         self,
-        client: SportsPosts,
+        client: SyncRequester,
         *,
-        since: Optional[Union[datetime, str]] = None,
-        interval: Union[float, timedelta] = 60.0,
-        checkpoint: Optional[Checkpoint] = None,
-        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
-        max_calls_per_day: Optional[int] = None,
-        filters: Optional[Mapping[str, Any]] = None,
-        clock: Optional[Callable[[], datetime]] = None,
         sleep: Optional[Callable[[float], None]] = None,
-        rand: Optional[Callable[[], float]] = None,
+        **options: Unpack[PollerOptions],
     ) -> None:
-        self._setup(
-            since=since,
-            interval=interval,
-            checkpoint=checkpoint,
-            lookback=lookback,
-            max_calls_per_day=max_calls_per_day,
-            filters=filters or {},
-            clock=clock,
-            rand=rand,
-        )
+        self._setup(**options)
         self._client = client.with_options(max_retries=0)
         self._wake = threading.Event()
         self._sleep = sleep or self._interruptible_sleep
         self._run: Optional[Generator[list[Post], None, None]] = None
-
-    def __repr__(self) -> str:
-        return f"Poller(filters={dict(self._config.filters)!r}, interval={self._config.interval}, checkpoint={self._checkpoint!r})"
 
     def _interruptible_sleep(self, seconds: float) -> None:
         self._wake.wait(seconds)
@@ -93,10 +71,7 @@ class Poller(_PollerBase):
         return self
 
     def __exit__(
-        self,
-        exc_type: Optional[type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        self, exc_type: Optional[type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         if exc_type is not None:
             # The batch in hand may be half handled: leave it uncommitted so it repeats.
@@ -105,44 +80,30 @@ class Poller(_PollerBase):
 
     def _commit(self, state: PollState) -> None:
         self._checkpoint.save(state)
-        self._state = state
-        self._pending = None
+        self._committed(state)
+
+    def _fetch(self, call: APICall[PostsResponse]) -> object:
+        try:
+            return self._client._request(call)
+        except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
+            return exc
 
     def _drive(self) -> Generator[list[Post], None, None]:
         if self._stop_requested():
             return
-        algorithm = poll_cycles(
-            self._config,
-            self._initial_state(self._checkpoint.load()),
-            clock=self._clock,
-            rand=self._rand,
-        )
-        result: object = None
+        steps = self._steps(self._checkpoint.load())
         try:
-            while True:
-                action = algorithm.send(result)
-                result = None
-                if isinstance(action, Fetch):
-                    self._calls += 1
-                    try:
-                        response = self._client._request(_endpoints.posts_list(action.params))
-                        result = response
-                    except (
-                        Exception
-                    ) as exc:  # handed to the algorithm, which raises what it cannot retry
-                        result = exc
-                elif isinstance(action, Sleep):
-                    if self._stop_requested():
-                        return
-                    log.debug("waiting %.1f s (%s)", action.seconds, action.reason)
-                    self._sleep(action.seconds)
-                    if self._stop_requested():
-                        return
-                elif isinstance(action, Deliver):
-                    self._pending = action.state
-                    yield action.batch
-                    self._commit(action.state)
-                elif isinstance(action, Commit):
-                    self._commit(action.state)
+            step = advance(steps, None)
+            while not isinstance(step, Done):
+                result: object = None
+                if isinstance(step, Sleep):
+                    self._sleep(step.seconds)
+                elif isinstance(step, Deliver):
+                    yield step.batch
+                elif isinstance(step, Commit):
+                    self._checkpoint.save(step.state)
+                else:
+                    result = self._fetch(step)
+                step = advance(steps, result)
         finally:
-            algorithm.close()
+            steps.close()

@@ -1,18 +1,15 @@
-"""What a resource holds: the client that sends its calls."""
+"""What a resource holds: the client that makes its calls, typed by a protocol so that
+resources never import the client module."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
-if TYPE_CHECKING:
-    from .._client import AsyncSportsPosts, SportsPosts
-
-
-class SyncResource:
-    def __init__(self, client: SportsPosts) -> None:
-        self._client = client
+C = TypeVar("C")
 
 
-class AsyncResource:
-    def __init__(self, client: AsyncSportsPosts) -> None:
+class Resource(Generic[C]):
+    """A group of typed methods over one client (``SyncRequester`` or ``AsyncRequester``)."""
+
+    def __init__(self, client: C) -> None:
         self._client = client

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from .. import _endpoints
+from .._transport import AsyncRequester, SyncRequester
 from ..models.account import AccountInformation, ComplianceList
-from ._base import AsyncResource, SyncResource
+from ._base import Resource
 
 __all__ = ["Account", "AsyncAccount"]
 
 
-class Account(SyncResource):
+class Account(Resource[SyncRequester]):
+    """GET /account/information and GET /account/x-ids."""
+
     def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return self._client._request(_endpoints.account_information())
@@ -19,7 +22,9 @@ class Account(SyncResource):
         return self._client._request(_endpoints.account_x_ids())
 
 
-class AsyncAccount(AsyncResource):
+class AsyncAccount(Resource[AsyncRequester]):
+    """The async twin of :class:`Account`: each call is awaited."""
+
     async def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return await self._client._request(_endpoints.account_information())

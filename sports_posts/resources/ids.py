@@ -2,58 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional, Union
+from typing_extensions import Unpack
 
 from .. import _endpoints
-from .._params import LeagueCode
+from .._params import Entity, IdsLookup, LeagueCode
+from .._transport import AsyncRequester, SyncRequester
 from ..models.ids import IdList, TeamList
-from ._base import AsyncResource, SyncResource
+from ._base import Resource
 
 __all__ = ["AsyncIds", "Ids"]
 
-Entity = Union[Literal["teams", "players", "leagues", "posts"], str]
-ReferenceId = Union[
-    Literal[
-        "provider2_id", "provider1_id", "provider4_id", "nba_id", "provider5_id", "provider6_id",
-        "grid_id", "code", "external_id",
-    ],
-    str,
-]
 
+class Ids(Resource[SyncRequester]):
+    """GET /ids: teams typed, other entities with every field kept."""
 
-class Ids(SyncResource):
-    def teams(
-        self, league: LeagueCode, *, reference_id: Optional[ReferenceId] = None, lookup: Optional[Union[str, int]] = None
-    ) -> TeamList:
+    def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""
-        return self._client._request(_endpoints.ids_teams(league, reference_id, lookup))
+        return self._client._request(_endpoints.ids_teams(league, **lookup))
 
-    def list(
-        self,
-        entity: Entity,
-        league: LeagueCode,
-        *,
-        reference_id: Optional[ReferenceId] = None,
-        lookup: Optional[Union[str, int]] = None,
-    ) -> IdList:
+    def list(self, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> IdList:
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
-        return self._client._request(_endpoints.ids_list(entity, league, reference_id, lookup))
+        return self._client._request(_endpoints.ids_list(entity, league, **lookup))
 
 
-class AsyncIds(AsyncResource):
-    async def teams(
-        self, league: LeagueCode, *, reference_id: Optional[ReferenceId] = None, lookup: Optional[Union[str, int]] = None
-    ) -> TeamList:
+class AsyncIds(Resource[AsyncRequester]):
+    """The async twin of :class:`Ids`: each call is awaited."""
+
+    async def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""
-        return await self._client._request(_endpoints.ids_teams(league, reference_id, lookup))
+        return await self._client._request(_endpoints.ids_teams(league, **lookup))
 
-    async def list(
-        self,
-        entity: Entity,
-        league: LeagueCode,
-        *,
-        reference_id: Optional[ReferenceId] = None,
-        lookup: Optional[Union[str, int]] = None,
-    ) -> IdList:
+    async def list(self, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> IdList:
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
-        return await self._client._request(_endpoints.ids_list(entity, league, reference_id, lookup))
+        return await self._client._request(_endpoints.ids_list(entity, league, **lookup))

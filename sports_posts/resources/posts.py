@@ -1,59 +1,68 @@
 """``client.posts``: GET /posts, and helpers that make its inferred mode explicit.
 
-The service picks the mode from the parameters (spec 4.1); the helpers only choose
-which parameters are sent, so they cost the same single call as ``list``.
+The service picks the mode from the parameters; the helpers only choose which parameters
+are sent, so they cost the same single call as ``list``. They are written once, in
+:class:`PostModes`, for both clients: only ``list`` differs (a fetched page or an
+awaitable one).
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Optional, Union
+from typing import Callable, Generic, Optional, TypeVar, Union
 
 from typing_extensions import Unpack
 
 from .. import _endpoints
-from .._params import CSV, DateTimeLike, IdType, Number, PostFilters, PostsListParams
+from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
+from .._transport import AsyncRequester, SyncRequester
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
-from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Poller, PollFilters
-from ._base import AsyncResource, SyncResource
+from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Poller
+from ._base import Resource
 
-__all__ = ["AsyncPosts", "Posts"]
+__all__ = ["AsyncPosts", "PostModes", "Posts"]
+
+C = TypeVar("C", SyncRequester, AsyncRequester)
+PageT = TypeVar("PageT", SyncPage[Post], AsyncPage[Post])
+PollerT = TypeVar("PollerT", Poller, AsyncPoller)
 
 
-class Posts(SyncResource):
-    """GET /posts for the sync client."""
+class PostModes(Resource[C], Generic[C, PageT, PollerT]):
+    """GET /posts and its mode helpers, for either client."""
 
-    def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
-        """Posts matching ``params`` (every parameter of spec 4.1); iterate to page on."""
-        return self._client._get_page(_endpoints.posts_list(params))
+    _poller: Callable[..., PollerT]
 
-    def trending(self, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+    def list(self, **params: Unpack[PostsListParams]) -> PageT:
+        """Posts matching ``params`` (every query parameter of GET /posts); iterate to page on."""
+        raise NotImplementedError
+
+    def trending(self, **filters: Unpack[PostFilters]) -> PageT:
         """Trending posts (``sort=trending`` unless another sort is given)."""
         filters.setdefault("sort", "trending")
         return self.list(**filters)
 
-    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> PageT:
         """League mode: posts of one or more league codes (or ``"ALL"``)."""
         filters["leagues"] = leagues
         return self.list(**filters)
 
-    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> PageT:
         """Posts across every league of the given parent sports (``soccer`` = ``football``)."""
         filters["sports"] = sports
         return self.list(**filters)
 
-    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> PageT:
         """Team mode: up to 10 team ids in the ``id_type`` id system."""
         return self.list(teams=teams, id_type=id_type, **filters)
 
-    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
+    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> PageT:
         """Player mode: up to 100 player ids in the ``id_type`` id system."""
         return self.list(players=players, id_type=id_type, **filters)
 
     def nearby(
         self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFilters]
-    ) -> SyncPage[Post]:
+    ) -> PageT:
         """Nearby mode: posts geotagged within ``radius_km`` of a point."""
         return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
 
@@ -64,11 +73,9 @@ class Posts(SyncResource):
         *,
         include_pregame: Optional[bool] = None,
         **filters: Unpack[PostFilters],
-    ) -> SyncPage[Post]:
+    ) -> PageT:
         """Game mode: posts of one game, given its two team ids and its start time."""
-        return self.list(
-            match=match, start_time=start_time, include_pregame=include_pregame, **filters
-        )
+        return self.list(match=match, start_time=start_time, include_pregame=include_pregame, **filters)
 
     def poll(
         self,
@@ -79,9 +86,10 @@ class Posts(SyncResource):
         lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
         max_calls_per_day: Optional[int] = None,
         **filters: Unpack[PollFilters],
-    ) -> Poller:
-        """New posts matching ``filters``, each once, in batches oldest first: ``for batch in poller``."""
-        return Poller(
+    ) -> PollerT:
+        """New posts matching ``filters``, each once, in batches oldest first:
+        ``for batch in poller`` (async: ``async for``)."""
+        return self._poller(
             self._client,
             since=since,
             interval=interval,
@@ -92,72 +100,21 @@ class Posts(SyncResource):
         )
 
 
-class AsyncPosts(AsyncResource):
+class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
+    """GET /posts for the sync client: each page is fetched when reached."""
+
+    _poller = Poller
+
+    def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
+        """Posts matching ``params`` (every query parameter of GET /posts); iterate to page on."""
+        return SyncPage.first(self._client._request, _endpoints.posts_list(params))
+
+
+class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
     """GET /posts for the async client; pages are awaitable and async-iterable."""
+
+    _poller = AsyncPoller
 
     def list(self, **params: Unpack[PostsListParams]) -> AsyncPage[Post]:
         """Posts matching ``params``; ``await`` for one page or ``async for`` every post."""
-        return AsyncPage(self._client, _endpoints.posts_list(params))
-
-    def trending(self, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
-        """Trending posts (``sort=trending`` unless another sort is given)."""
-        filters.setdefault("sort", "trending")
-        return self.list(**filters)
-
-    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
-        """League mode: posts of one or more league codes (or ``"ALL"``)."""
-        filters["leagues"] = leagues
-        return self.list(**filters)
-
-    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
-        """Posts across every league of the given parent sports (``soccer`` = ``football``)."""
-        filters["sports"] = sports
-        return self.list(**filters)
-
-    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
-        """Team mode: up to 10 team ids in the ``id_type`` id system."""
-        return self.list(teams=teams, id_type=id_type, **filters)
-
-    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
-        """Player mode: up to 100 player ids in the ``id_type`` id system."""
-        return self.list(players=players, id_type=id_type, **filters)
-
-    def nearby(
-        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFilters]
-    ) -> AsyncPage[Post]:
-        """Nearby mode: posts geotagged within ``radius_km`` of a point."""
-        return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
-
-    def for_game(
-        self,
-        match: CSV,
-        start_time: DateTimeLike,
-        *,
-        include_pregame: Optional[bool] = None,
-        **filters: Unpack[PostFilters],
-    ) -> AsyncPage[Post]:
-        """Game mode: posts of one game, given its two team ids and its start time."""
-        return self.list(
-            match=match, start_time=start_time, include_pregame=include_pregame, **filters
-        )
-
-    def poll(
-        self,
-        *,
-        since: Optional[DateTimeLike] = None,
-        interval: Union[float, timedelta] = 60.0,
-        checkpoint: Optional[Checkpoint] = None,
-        lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
-        max_calls_per_day: Optional[int] = None,
-        **filters: Unpack[PollFilters],
-    ) -> AsyncPoller:
-        """New posts matching ``filters``, each once, in batches oldest first: ``async for batch in poller``."""
-        return AsyncPoller(
-            self._client,
-            since=since,
-            interval=interval,
-            checkpoint=checkpoint,
-            lookback=lookback,
-            max_calls_per_day=max_calls_per_day,
-            filters=filters,
-        )
+        return AsyncPage(self._client._request, _endpoints.posts_list(params))

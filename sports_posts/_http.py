@@ -1,0 +1,41 @@
+"""The HTTP stack: every type the SDK takes from its HTTP library, named once.
+
+The rest of the package imports clients, requests, responses, timeouts and transport
+exceptions from here and never names the library itself, so the library the SDK runs
+on is decided in this one module.
+"""
+
+from __future__ import annotations
+
+import httpx
+from httpx import (
+    URL,
+    AsyncClient,
+    Client,
+    HTTPError,
+    InvalidURL,
+    Request,
+    Response,
+    ResponseNotRead,
+    Timeout,
+    TimeoutException,
+)
+
+__all__ = [
+    "URL",
+    "AsyncClient",
+    "Client",
+    "HTTPError",
+    "InvalidURL",
+    "Request",
+    "Response",
+    "ResponseNotRead",
+    "Timeout",
+    "TimeoutException",
+    "stack_version",
+]
+
+
+def stack_version() -> str:
+    """``name/version`` of the HTTP library, for the User-Agent."""
+    return f"httpx/{httpx.__version__}"
