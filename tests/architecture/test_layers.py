@@ -1,0 +1,50 @@
+"""The package's shape: no module imports one that imports it back, and each imports alone.
+
+The layer order itself (params/models/errors below transport, below resources, pages and
+pollers, below the clients, below the CLI and the sandbox) is import-linter's contract in
+pyproject.toml, checked by ``lint-imports`` in CI.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import grimp
+
+SCRIPT = """
+import importlib, sys
+failures = []
+for name in sys.argv[1:]:
+    for loaded in [m for m in sys.modules if m == "sports_posts" or m.startswith("sports_posts.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        failures.append(f"{name}: {type(exc).__name__}: {exc}")
+print("\\n".join(failures))
+"""
+
+
+def _graph() -> grimp.ImportGraph:
+    return grimp.build_graph("sports_posts", include_external_packages=False)
+
+
+def test_no_module_imports_a_module_that_imports_it_back() -> None:
+    graph = _graph()
+    cycles = sorted(
+        f"{module} <-> {imported}"
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+        if graph.find_shortest_chain(importer=imported, imported=module)
+    )
+    assert cycles == []
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    modules = sorted(_graph().modules)
+    assert "sports_posts._client" in modules and len(modules) > 40
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *modules], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert result.stdout.strip() == ""
