@@ -1,6 +1,15 @@
-"""sports-posts: the typed Python SDK of the Sports Posts data service."""
+"""sports-posts: the typed Python SDK of the Sports Posts data service.
 
-from ._client import AsyncSportsPosts, SportsPosts
+The errors are imported at once; every other public name is imported on first use, so a
+script that only needs one part of the SDK (say, webhook signatures) does not pay for the
+rest at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._errors import (
     APIConnectionError,
     APIResponseValidationError,
@@ -22,21 +31,79 @@ from ._errors import (
     WebhookPayloadError,
 )
 from ._version import __version__
-from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
-from .models.ids import IdItem, IdList, Team, TeamList
-from .models.post import Author, Media, Pagination, Post, PostsResponse, TaggedPlayer, TaggedTeam
-from .pagination import AsyncPage, SyncPage
-from .polling import (
-    AsyncPoller,
-    Checkpoint,
-    CheckpointConflictError,
-    CheckpointError,
-    FileCheckpoint,
-    MemoryCheckpoint,
-    Poller,
-    PollState,
-    RedisCheckpoint,
-)
+
+if TYPE_CHECKING:
+    from ._client import AsyncSportsPosts, SportsPosts
+    from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
+    from .models.ids import IdItem, IdList, Team, TeamList
+    from .models.post import (
+        Author,
+        Media,
+        Pagination,
+        Post,
+        PostsResponse,
+        TaggedPlayer,
+        TaggedTeam,
+    )
+    from .pagination import AsyncPage, SyncPage
+    from .polling import (
+        AsyncPoller,
+        Checkpoint,
+        CheckpointConflictError,
+        CheckpointError,
+        FileCheckpoint,
+        MemoryCheckpoint,
+        Poller,
+        PollState,
+        RedisCheckpoint,
+    )
+
+_LAZY = {
+    "AccountInformation": ".models.account",
+    "AsyncPage": ".pagination",
+    "AsyncPoller": ".polling",
+    "AsyncSportsPosts": "._client",
+    "Author": ".models.post",
+    "BillingCycle": ".models.account",
+    "Checkpoint": ".polling",
+    "CheckpointConflictError": ".polling",
+    "CheckpointError": ".polling",
+    "Company": ".models.account",
+    "ComplianceList": ".models.account",
+    "FileCheckpoint": ".polling",
+    "IdItem": ".models.ids",
+    "IdList": ".models.ids",
+    "Media": ".models.post",
+    "MemoryCheckpoint": ".polling",
+    "Pagination": ".models.post",
+    "PollState": ".polling",
+    "Poller": ".polling",
+    "Post": ".models.post",
+    "PostsResponse": ".models.post",
+    "RedisCheckpoint": ".polling",
+    "SportsPosts": "._client",
+    "SyncPage": ".pagination",
+    "TaggedPlayer": ".models.post",
+    "TaggedTeam": ".models.post",
+    "Team": ".models.ids",
+    "TeamList": ".models.ids",
+    "Usage": ".models.account",
+}
+"""Where each public name lives, for :func:`__getattr__`."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "APIConnectionError",

@@ -8,9 +8,10 @@ Messages never carry the API key or a signing secret.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ._http import Request, Response, ResponseNotRead
+if TYPE_CHECKING:  # the HTTP stack is loaded by the clients, not by a script that only verifies webhooks
+    from ._http import Request, Response
 
 __all__ = [
     "APIConnectionError",
@@ -220,9 +221,11 @@ def status_error_from_response(
 
 
 def _safe_text(response: Response) -> str:
+    from . import _http
+
     try:
         return response.text
-    except (UnicodeDecodeError, LookupError, ResponseNotRead):
+    except (UnicodeDecodeError, LookupError, _http.ResponseNotRead):
         return response.content.decode("utf-8", "replace") if response.is_closed else ""
 
 
