@@ -133,7 +133,8 @@ class _ClientBase(Generic[H]):
         self, *, timeout: Union[float, httpx.Timeout] = _UNSET, max_retries: Optional[int] = None
     ) -> Self:
         """A client with another timeout or retry count that shares this one's pool and
-        call counter; closing the copy leaves the pool open."""
+        call counter; closing the copy leaves the pool open. An argument left out keeps
+        this client's value."""
         clone = object.__new__(type(self))
         clone._config = self._config.with_options(timeout=timeout, max_retries=max_retries)
         clone._calls = self._calls
@@ -144,18 +145,22 @@ class _ClientBase(Generic[H]):
 
     @property
     def base_url(self) -> str:
+        """The service address requests go to, ending in ``/v1``."""
         return self._config.base_url
 
     @property
     def timeout(self) -> httpx.Timeout:
+        """The timeout of every request, as an ``httpx.Timeout`` (connect at most 10 s)."""
         return self._config.timeout
 
     @property
     def max_retries(self) -> int:
+        """How many times a transient failure is retried after the first attempt."""
         return self._config.max_retries
 
     @property
     def auth_scheme(self) -> AuthScheme:
+        """``"bearer"`` (``Authorization: Bearer <key>``) or ``"bare"`` (the key alone)."""
         return self._config.auth_scheme
 
     @property
@@ -192,8 +197,11 @@ class SportsPosts(_ClientBase[httpx.Client]):
     """
 
     posts: Posts
+    """GET /posts: ``list``, the mode helpers and ``poll``."""
     account: Account
+    """Account information and the compliance list."""
     ids: Ids
+    """Id lookups of GET /ids."""
 
     def __init__(
         self,
@@ -265,8 +273,11 @@ class AsyncSportsPosts(_ClientBase[httpx.AsyncClient]):
     """
 
     posts: AsyncPosts
+    """GET /posts: ``list``, the mode helpers and ``poll``."""
     account: AsyncAccount
+    """Account information and the compliance list."""
     ids: AsyncIds
+    """Id lookups of GET /ids."""
 
     def __init__(
         self,

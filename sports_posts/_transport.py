@@ -257,7 +257,7 @@ def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> O
 
 def is_retryable(exc: BaseException) -> bool:
     """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
-    for certain failure, and no 429 whose ``Retry-After`` exceeds :data:`MAX_RETRY_AFTER`."""
+    for certain failure, and no 429 whose ``Retry-After`` exceeds ``MAX_RETRY_AFTER``."""
     if isinstance(exc, APIConnectionError):
         return True
     if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:

@@ -152,14 +152,20 @@ def parameters_table() -> str:
             "docs/hooks/site.py MEANINGS is out of date with PostsListParams: "
             f"missing {missing}, not parameters {stale}"
         )
-    rows = ["| parameter | type | mode | meaning and limits |", "|---|---|---|---|"]
+    helpers = typing.get_type_hints(_params.PostFilters)
+    poll = typing.get_type_hints(_params.PollFilters)
+    rows = [
+        "| parameter | type | mode | meaning and limits | also taken by |",
+        "|---|---|---|---|---|",
+    ]
     for name in sorted(hints, key=list(MEANINGS).index):
         mode, meaning = MEANINGS[name]
         values = _known_values(hints[name])
         if values:
             meaning += " Known values: " + ", ".join(f"`{v}`" for v in values) + "."
-        type_text = format_type(hints[name]).replace("|", "\\|")
-        rows.append(f"| `{name}` | `{type_text}` | {mode} | {meaning} |")
+        also = [what for what, keys in (("helpers", helpers), ("poll", poll)) if name in keys]
+        cells = [f"`{name}`", f"`{format_type(hints[name])}`", mode, meaning, ", ".join(also)]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 

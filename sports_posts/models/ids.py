@@ -70,8 +70,8 @@ class TeamList(SportsPostsModel):
 
 
 class IdItem(SportsPostsModel):
-    """An item of GET /ids for players, leagues or posts: the spec shows no shape, so every
-    field is kept (``model_extra``, or attribute access); ``reference`` as for teams."""
+    """An item of GET /ids for players, leagues or posts: their shape is not documented, so
+    every field is kept (``model_extra``, or attribute access); ``reference`` as for teams."""
 
     reference: Optional[str] = None
     """The id in the system named by ``reference_id``, when one was asked for."""

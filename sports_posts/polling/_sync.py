@@ -1,4 +1,4 @@
-"""``Poller``: drives :func:`poll_cycles` with a :class:`SportsPosts` client and a thread's time."""
+"""``Poller``: drives ``poll_cycles`` with a ``SportsPosts`` client and a thread's time."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Poller(_PollerBase):
     every other error is raised.
 
     ``clock`` and ``sleep`` exist for tests and simulations; the default sleep returns at
-    once when :meth:`stop` is called from another thread.
+    once when [`stop`][sports_posts.Poller.stop] is called from another thread.
     """
 
     def __init__(

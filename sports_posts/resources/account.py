@@ -10,6 +10,8 @@ __all__ = ["Account", "AsyncAccount"]
 
 
 class Account(SyncResource):
+    """``client.account``: the account behind the API key."""
+
     def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return self._client._request(_endpoints.account_information())
@@ -20,6 +22,8 @@ class Account(SyncResource):
 
 
 class AsyncAccount(AsyncResource):
+    """``aclient.account``: the account behind the API key, awaited."""
+
     async def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return await self._client._request(_endpoints.account_information())

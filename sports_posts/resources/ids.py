@@ -22,6 +22,8 @@ ReferenceId = Union[
 
 
 class Ids(SyncResource):
+    """``client.ids``: look up teams and other entities by league."""
+
     def teams(
         self, league: LeagueCode, *, reference_id: Optional[ReferenceId] = None, lookup: Optional[Union[str, int]] = None
     ) -> TeamList:
@@ -41,6 +43,8 @@ class Ids(SyncResource):
 
 
 class AsyncIds(AsyncResource):
+    """``aclient.ids``: look up teams and other entities by league, awaited."""
+
     async def teams(
         self, league: LeagueCode, *, reference_id: Optional[ReferenceId] = None, lookup: Optional[Union[str, int]] = None
     ) -> TeamList:

@@ -25,7 +25,10 @@ class Posts(SyncResource):
     """GET /posts for the sync client."""
 
     def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
-        """Posts matching ``params`` (every parameter of spec 4.1); iterate to page on."""
+        """Posts matching ``params``; iterate to page on.
+
+        Takes every query parameter of GET /posts as a keyword: see
+        [Parameters of `posts.list`](#parameters-of-postslist)."""
         return self._client._get_page(_endpoints.posts_list(params))
 
     def trending(self, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
@@ -96,7 +99,10 @@ class AsyncPosts(AsyncResource):
     """GET /posts for the async client; pages are awaitable and async-iterable."""
 
     def list(self, **params: Unpack[PostsListParams]) -> AsyncPage[Post]:
-        """Posts matching ``params``; ``await`` for one page or ``async for`` every post."""
+        """Posts matching ``params``; ``await`` for one page or ``async for`` every post.
+
+        Takes the same keywords as the sync ``list``: see
+        [Parameters of `posts.list`](#parameters-of-postslist)."""
         return AsyncPage(self._client, _endpoints.posts_list(params))
 
     def trending(self, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:
