@@ -1,4 +1,9 @@
-"""mkdocs hook: the version in the header, and the parameters table of ``posts.list``.
+"""mkdocs hook: the version in the header, links to repository files, and the
+parameters table of ``posts.list``.
+
+A link written ``[quickstart.py](repo:examples/quickstart.py)`` points at that file in
+the repository (``repo_url``); a file that does not exist in this checkout fails the
+build, so such a link cannot go stale.
 
 ``posts.list(**params)`` takes its keywords from the ``PostsListParams`` TypedDict, which
 the reference cannot show as a signature; the table below is generated from that
@@ -8,8 +13,10 @@ without one fails the build.
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal, Union
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -21,6 +28,8 @@ import sports_posts
 from sports_posts import _params
 
 MARKER = "<!-- posts-list-parameters -->"
+ROOT = Path(__file__).resolve().parents[2]
+REPO_LINK = re.compile(r"\]\(repo:([^)#\s]+)\)")
 
 # (mode it selects or how it acts, meaning and limits), per key of PostsListParams.
 MEANINGS: dict[str, tuple[str, str]] = {
@@ -179,4 +188,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, parameters_table())
-    return markdown
+    return REPO_LINK.sub(lambda m: f"]({repo_file_url(config, m.group(1))})", markdown)
+
+
+def repo_file_url(config: MkDocsConfig, path: str) -> str:
+    """The address of a file of this repository on the repository's site."""
+    if not (ROOT / path).is_file():
+        raise PluginError(f"a link points at {path}, which is not a file of the repository")
+    return f"{str(config.repo_url).rstrip('/')}/blob/main/{path}"

@@ -28,7 +28,7 @@ class Posts(SyncResource):
         """Posts matching ``params``; iterate to page on.
 
         Takes every query parameter of GET /posts as a keyword: see
-        [Parameters of `posts.list`](#parameters-of-postslist)."""
+        [Parameters of `posts.list`][posts-list-parameters]."""
         return self._client._get_page(_endpoints.posts_list(params))
 
     def trending(self, **filters: Unpack[PostFilters]) -> SyncPage[Post]:
@@ -102,7 +102,7 @@ class AsyncPosts(AsyncResource):
         """Posts matching ``params``; ``await`` for one page or ``async for`` every post.
 
         Takes the same keywords as the sync ``list``: see
-        [Parameters of `posts.list`](#parameters-of-postslist)."""
+        [Parameters of `posts.list`][posts-list-parameters]."""
         return AsyncPage(self._client, _endpoints.posts_list(params))
 
     def trending(self, **filters: Unpack[PostFilters]) -> AsyncPage[Post]:

@@ -332,7 +332,7 @@ class RedisDedupeStore:
 
     def claim_many(self, keys: list[str]) -> list[bool]:
         """Claim several keys in one round trip (a pipeline of ``SET NX PX``); each result is
-        what [`claim`][sports_posts.webhooks.RedisDedupeStore.claim] would have answered for that key. For batch consumers such as an
+        what [`claim`][sports_posts.webhooks.DedupeStore.claim] would have answered for that key. For batch consumers such as an
         inbox drain; not atomic across keys, which ``claim`` never was either."""
         tokens = [self._new_token() for _ in keys]
         pipe = self._client.pipeline(transaction=False)
