@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -143,8 +142,6 @@ def format_type(tp: Any) -> str:
         return " | ".join(f'"{v}"' for v in typing.get_args(tp))
     if origin is not None:
         name = getattr(origin, "__name__", str(origin))
-        if origin is Sequence or name == "Sequence":
-            name = "Sequence"
         return f"{name}[{', '.join(format_type(a) for a in typing.get_args(tp))}]"
     if isinstance(tp, type):
         return tp.__name__
@@ -152,7 +149,7 @@ def format_type(tp: Any) -> str:
 
 
 def parameters_table() -> str:
-    """The markdown table of every ``PostsListParams`` key, in the order of the TypedDict."""
+    """The markdown table of every ``PostsListParams`` key, in the order of ``MEANINGS``."""
     hints = typing.get_type_hints(_params.PostsListParams)
     missing = sorted(set(hints) - set(MEANINGS))
     stale = sorted(set(MEANINGS) - set(hints))
