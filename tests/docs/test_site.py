@@ -180,6 +180,13 @@ def test_site_links_the_repository_and_shows_the_version(site: Site) -> None:
     assert "pip install sports-posts" in home.article.text
 
 
+def test_code_gets_the_width_of_both_columns(site: Site) -> None:
+    # The 88-character limit of test_sources.py assumes no table-of-contents column on the
+    # right: the table of contents lives in the navigation (toc.integrate).
+    for url, page in site.pages.items():
+        assert "md-sidebar--secondary" not in page.markup, url
+
+
 def test_changelog_page_renders_the_changelog_itself(site: Site) -> None:
     text = site["changelog/"].article.text
     headings = re.findall(r"^#{2,3} (.+)$", (ROOT / "CHANGELOG.md").read_text(), re.M)
