@@ -89,7 +89,7 @@ _LAZY = {
     "TeamList": ".models.ids",
     "Usage": ".models.account",
 }
-"""Where each public name lives, for :func:`__getattr__`."""
+"""Where each public name lives, for ``__getattr__``."""
 
 
 def __getattr__(name: str) -> Any:

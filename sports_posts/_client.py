@@ -120,22 +120,22 @@ class _ClientBase(Generic[H]):
 
     @property
     def base_url(self) -> str:
-        """The service's address, ending in ``/v1``."""
+        """The service address requests go to, ending in ``/v1``."""
         return self._config.base_url
 
     @property
     def timeout(self) -> Timeout:
-        """The timeout of each request."""
+        """The timeout of every request (connect at most 10 s unless you passed a ``Timeout``)."""
         return self._config.timeout
 
     @property
     def max_retries(self) -> int:
-        """Retries after the first attempt of a call."""
+        """How many times a transient failure is retried after the first attempt."""
         return self._config.max_retries
 
     @property
     def auth_scheme(self) -> AuthScheme:
-        """How the key is sent: ``"bearer"`` or ``"bare"``."""
+        """``"bearer"`` (``Authorization: Bearer <key>``) or ``"bare"`` (the key alone)."""
         return self._config.auth_scheme
 
     @property
@@ -158,8 +158,11 @@ class SportsPosts(_ClientBase[Client]):
     """
 
     posts: Posts
+    """GET /posts: ``list``, the mode helpers and ``poll``."""
     account: Account
+    """Account information and the compliance list."""
     ids: Ids
+    """Id lookups of GET /ids."""
     _http_type = Client
 
     def _bind(self) -> None:
@@ -207,8 +210,11 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     """
 
     posts: AsyncPosts
+    """GET /posts: ``list``, the mode helpers and ``poll``."""
     account: AsyncAccount
+    """Account information and the compliance list."""
     ids: AsyncIds
+    """Id lookups of GET /ids."""
     _http_type = AsyncClient
 
     def _bind(self) -> None:

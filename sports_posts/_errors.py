@@ -1,6 +1,6 @@
 """The exception hierarchy of API.md and the map from an HTTP answer to its class.
 
-Every error the SDK raises is a :class:`SportsPostsError`, so ``except SportsPostsError``
+Every error the SDK raises is a ``SportsPostsError``, so ``except SportsPostsError``
 is always enough; no raw ``KeyError``, ``JSONDecodeError`` or pydantic error escapes.
 Messages never carry the API key or a signing secret.
 """
@@ -90,7 +90,7 @@ class APIResponseValidationError(SportsPostsError):
 class APIStatusError(SportsPostsError):
     """The service answered with a non-2xx status.
 
-    ``.error_code`` and ``.error_message`` come from the error body of spec 2.5 when it has
+    ``.error_code`` and ``.error_message`` come from the service's JSON error body when it has
     that shape; otherwise they are ``None`` and ``.body`` keeps the raw text (an HTML page
     from a proxy, say). ``.retry_after`` is the ``Retry-After`` header in seconds, if any.
     """

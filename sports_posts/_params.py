@@ -1,7 +1,7 @@
 """Query parameters of GET /posts: their types, how they encode, and the checks made
 before anything is sent (API.md "Checked before anything is sent").
 
-Pure functions: a bad argument raises :class:`ParameterError` naming the parameter, and
+Pure functions: a bad argument raises ``ParameterError`` naming the parameter, and
 no request exists yet, so nothing is spent.
 """
 
@@ -134,8 +134,8 @@ class PostsListParams(PostFilters, _ModeParams, total=False):
 
 
 class PollFilters(_Narrowing, _ModeParams, total=False):
-    """Every parameter of spec 4.1 except ``since``, ``since_id``, ``page`` and ``sort``,
-    which the poller sets itself (passing them is a :class:`ParameterError`)."""
+    """Every parameter of GET /posts except ``since``, ``since_id``, ``page`` and ``sort``,
+    which the poller sets itself (passing them is a [`ParameterError`][sports_posts.ParameterError])."""
 
 
 MAX_TEAMS = 10
@@ -282,7 +282,7 @@ POSTS_PARAMETERS = frozenset(_ENCODERS) | {"league"}
 def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     """Check and encode the keyword arguments of ``posts.list`` into query parameters.
 
-    ``None`` means "not sent". Raises :class:`ParameterError` for anything the
+    ``None`` means "not sent". Raises ``ParameterError`` for anything the
     specification rules out, naming the parameter.
     """
     unknown = sorted(k for k in params if k not in POSTS_PARAMETERS)
@@ -356,7 +356,7 @@ def _check(given: Mapping[str, Any]) -> None:
 
 
 def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> dict[str, str]:
-    """Check and encode the query of GET /ids (``lookup``: the :class:`IdsLookup` keys)."""
+    """Check and encode the query of GET /ids (``lookup``: the ``IdsLookup`` keys)."""
     unknown = sorted(k for k in lookup if k not in IdsLookup.__annotations__)
     if unknown:
         raise ParameterError(f"unknown parameter(s) for GET /ids: {', '.join(unknown)}", parameter=unknown[0])

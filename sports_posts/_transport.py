@@ -1,5 +1,5 @@
 """Everything about a call that does no I/O: configuration, request building, response
-parsing, error mapping and the retry decision, joined in :func:`call_flow`, a generator
+parsing, error mapping and the retry decision, joined in ``call_flow``, a generator
 that the sync and async clients in ``_client.py`` drive by sending and sleeping.
 """
 
@@ -282,7 +282,7 @@ def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> O
 
 def is_retryable(exc: BaseException) -> bool:
     """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
-    for certain failure, and no 429 whose ``Retry-After`` exceeds :data:`MAX_RETRY_AFTER`."""
+    for certain failure, and no 429 whose ``Retry-After`` exceeds ``MAX_RETRY_AFTER``."""
     if isinstance(exc, APIConnectionError):
         return True
     if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:
@@ -313,7 +313,7 @@ def _log_retry(state: RetryCallState) -> None:
 
 def retry_policy(max_retries: int) -> Retrying:
     """The one retry policy: tenacity decides whether a failed attempt is retried and how
-    long to wait first; :func:`call_flow` only asks it, so both clients share it."""
+    long to wait first; ``call_flow`` only asks it, so both clients share it."""
     return Retrying(
         stop=stop_after_attempt(max_retries + 1),
         wait=retry_wait,
@@ -393,7 +393,7 @@ def call_flow(config: ClientConfig, call: APICall[T], counter: CallCounter) -> G
 
 
 class Done(Generic[T]):
-    """A finished generator's return value, as a driver receives it from :func:`advance`."""
+    """A finished generator's return value, as a driver receives it from ``advance``."""
 
     __slots__ = ("value",)
 
@@ -406,7 +406,7 @@ S = TypeVar("S")
 
 
 def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
-    """The flow's next step, or :class:`Done` once it returns (its errors propagate).
+    """The flow's next step, or ``Done`` once it returns (its errors propagate).
 
     A new flow is started with ``None`` (its answer type always admits it)."""
     try:

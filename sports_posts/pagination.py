@@ -142,7 +142,7 @@ class SyncPage(_PageBase[T]):
 
 
 class AsyncPage(_PageBase[T]):
-    """The async twin of :class:`SyncPage`: awaitable (fetches the page) and async-iterable.
+    """The async twin of [`SyncPage`][sports_posts.SyncPage]: awaitable (fetches the page) and async-iterable.
 
     ``page = await aclient.posts.list(...)`` gives a loaded page;
     ``async for post in aclient.posts.list(...)`` iterates every post without the ``await``.

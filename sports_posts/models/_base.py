@@ -20,10 +20,10 @@ def to_utc(value: datetime) -> datetime:
 
 
 class _UTCDateTimeSchema:
-    """Validation of :data:`UTCDateTime`: a timestamp already in UTC never leaves pydantic-core.
+    """Validation of ``UTCDateTime``: a timestamp already in UTC never leaves pydantic-core.
 
     The usual ``...Z`` timestamp matches the first choice, checked in Rust; only a naive
-    one or another offset reaches :func:`to_utc`. (A Python validator on every timestamp
+    one or another offset reaches ``to_utc``. (A Python validator on every timestamp
     cost about a tenth of parsing a page of posts.)
     """
 

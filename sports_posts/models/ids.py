@@ -27,12 +27,25 @@ class Team(SportsPostsModel):
     """A team of a league; ``reference`` is the column named by ``reference_id``, if asked."""
 
     service_id: Optional[int] = None
+    """The service's own team id (``id_type="service"``)."""
+
     location: Optional[str] = None
+    """City or region; the list is sorted by it."""
+
     name: Optional[str] = None
+    """Team name without its location."""
+
     conference: Optional[str] = None
+    """Conference, where the league has them."""
+
     division: Optional[str] = None
+    """Division, where the league has them."""
+
     league: Optional[str] = None
+    """League code, such as ``NBA``."""
+
     reference: Optional[str] = None
+    """The id in the system named by ``reference_id``, when one was asked for."""
 
     _reference = model_validator(mode="before")(_reference_from)
 
@@ -41,8 +54,13 @@ class TeamList(SportsPostsModel):
     """The envelope of GET /ids?entity=teams; iterating it iterates ``items``."""
 
     ok: bool = True
+    """Always true on a successful answer."""
+
     count: Optional[int] = None
+    """Number of teams returned."""
+
     items: list[Team]  # required: a body without items is not an empty league
+    """The teams, alphabetical by location."""
 
     def __iter__(self) -> Iterator[Team]:  # type: ignore[override]
         return iter(self.items)
@@ -52,10 +70,11 @@ class TeamList(SportsPostsModel):
 
 
 class IdItem(SportsPostsModel):
-    """An item of GET /ids for players, leagues or posts: the spec shows no shape, so every
-    field is kept (``model_extra``, or attribute access); ``reference`` as for teams."""
+    """An item of GET /ids for players, leagues or posts: their shape is not documented, so
+    every field is kept (``model_extra``, or attribute access); ``reference`` as for teams."""
 
     reference: Optional[str] = None
+    """The id in the system named by ``reference_id``, when one was asked for."""
 
     _reference = model_validator(mode="before")(_reference_from)
 
@@ -64,8 +83,13 @@ class IdList(SportsPostsModel):
     """The envelope of GET /ids for any entity."""
 
     ok: bool = True
+    """Always true on a successful answer."""
+
     count: Optional[int] = None
+    """Number of items returned."""
+
     items: list[IdItem]
+    """The items; each keeps every field the service sent."""
 
     def __iter__(self) -> Iterator[IdItem]:  # type: ignore[override]
         return iter(self.items)

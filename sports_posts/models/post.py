@@ -13,67 +13,128 @@ __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse"
 MediaType = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
 """Both vocabularies of the spec (image/video/none and photo/gif/animated_gif); open."""
 
-
 class Author(SportsPostsModel):
-    """The nested author of the reference example."""
+    """The account that published a post (the nested form of the author)."""
 
     username: Optional[str] = None
+    """Handle of the account that posted, without the @."""
+
     name: Optional[str] = None
+    """Display name of the account."""
+
     profile_image_url: Optional[str] = None
+    """URL of the account's profile picture."""
+
     verified: Optional[bool] = None
+    """Whether the platform marks the account as verified."""
 
 
 class Media(SportsPostsModel):
-    """An attached image, video or gif (spec 2.2)."""
+    """An image, video or gif attached to a post."""
 
     type: Optional[MediaType] = None
+    """Kind of media, in either vocabulary of ``media_type``."""
+
     url: Optional[str] = None
+    """URL of the media file."""
+
     preview_image_url: Optional[str] = None
+    """URL of a still preview image."""
+
     width: Optional[int] = None
+    """Width in pixels."""
+
     height: Optional[int] = None
+    """Height in pixels."""
+
     duration_ms: Optional[int] = None
+    """Length of a video or gif in milliseconds."""
 
 
 class TaggedTeam(SportsPostsModel):
     """A team tagged on a post; ``provider1_guid_id`` has the shape ``s:<n>~l:<n>~t:<n>``."""
 
     provider1_guid_id: Optional[str] = None
+    """Structured team id of the shape ``s:<n>~l:<n>~t:<n>``."""
+
     service_id: Optional[int] = None
+    """The service's own team id (``id_type="service"``)."""
+
     name: Optional[str] = None
+    """Team name."""
 
 
 class TaggedPlayer(SportsPostsModel):
     """A player tagged on a post; ``provider1_guid_id`` is a UUID."""
 
     provider1_guid_id: Optional[str] = None
+    """Player id in the provider1 system: a UUID."""
+
     service_id: Optional[int] = None
+    """The service's own player id (``id_type="service"``)."""
+
     name: Optional[str] = None
+    """Player name."""
 
 
 class Post(SportsPostsModel):
     """A verified sports post.
 
-    The spec documents the author twice: flat (``author_username``, ``author_id``) and
-    nested (``author``). Whichever the service sent, both are filled.
+    The service writes the author in one of two forms: flat (``author_username``,
+    ``author_id``) or nested (``author``). Whichever it sent, both are filled.
     """
 
     id: str
+    """The post's id on its source platform; also what ``since_id`` takes."""
+
     created_at: UTCDateTime
+    """When the post was published, as an aware ``datetime`` in UTC."""
+
     post_url: Optional[str] = None
+    """Direct URL of the post."""
+
     text: Optional[str] = None
+    """The body of the post."""
+
     author: Optional[Author] = None
+    """Who posted it; built from ``author_username`` when only the flat form came."""
+
     author_username: Optional[str] = None
+    """Handle of the author; taken from ``author`` when only the nested form came."""
+
     author_id: Optional[str] = None
+    """The author's id on the source platform (flat form only)."""
+
     league: Optional[str] = None
+    """League code the post is tagged with, such as ``NFL``."""
+
     like_count: Optional[int] = None
+    """Likes when the post was indexed."""
+
     retweet_count: Optional[int] = None
+    """Reposts when the post was indexed."""
+
     reply_count: Optional[int] = None
+    """Replies when the post was indexed."""
+
     quote_count: Optional[int] = None
+    """Quotes when the post was indexed."""
+
     media_type: Optional[MediaType] = None
+    """Kind of attached media (``image``, ``photo``, ``video``, ``gif``, ``animated_gif``,
+    ``none``); a value the service adds later is kept as it is."""
+
     highlight: Optional[bool] = None
+    """Whether the post is a highlight clip."""
+
     teams: list[TaggedTeam] = Field(default_factory=list)
+    """Teams tagged on the post."""
+
     players: list[TaggedPlayer] = Field(default_factory=list)
+    """Players tagged on the post."""
+
     media: list[Media] = Field(default_factory=list)
+    """Attached images, videos and gifs."""
 
     # Numeric ids (some exports write them as numbers) are kept as their decimal text.
     model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
@@ -94,13 +155,24 @@ class Pagination(SportsPostsModel):
     """Where a page stands; ``has_next`` drives auto-pagination."""
 
     page: int = 1
+    """Number of this page, from 1."""
+
     limit: Optional[int] = None
+    """Posts per page that the service applied."""
+
     has_next: bool = False
+    """Whether a later page exists; iteration stops when it is false."""
+
     has_prev: bool = False
+    """Whether an earlier page exists."""
 
 
 class PostsResponse(SportsPostsModel):
     """The body of GET /posts."""
 
     pagination: Pagination = Field(default_factory=Pagination)
+    """Where this page stands."""
+
     items: list[Post]  # required: a body without items is not an empty page
+    """The posts of this page."""
+

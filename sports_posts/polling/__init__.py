@@ -1,7 +1,7 @@
 """Polling GET /posts for new posts: every post once, in batches, oldest first.
 
-The algorithm (:mod:`._algorithm`) is written once without I/O; :class:`Poller` and
-:class:`AsyncPoller` only run its actions. See docs/pagination-and-polling.md.
+The algorithm (``._algorithm``) is written once without I/O; ``Poller`` and
+``AsyncPoller`` only run its actions. See docs/pagination-and-polling.md.
 """
 
 from .._params import PollFilters

@@ -1,9 +1,9 @@
 """The since-watermark polling algorithm, written once and without I/O.
 
-:func:`poll_cycles` is a generator that yields actions (:class:`Fetch`, :class:`Sleep`,
-:class:`Deliver`, :class:`Commit`) and receives their results: a
-:class:`~sports_posts.PostsResponse` or the exception a fetch raised. The sync
-:class:`~sports_posts.Poller` and the async :class:`~sports_posts.AsyncPoller` only
+``poll_cycles`` is a generator that yields actions (``Fetch``, ``Sleep``,
+``Deliver``, ``Commit``) and receives their results: a
+``PostsResponse`` or the exception a fetch raised. The sync
+``Poller`` and the async ``AsyncPoller`` only
 execute those actions, so late indexing, paging, ``SINCE_ID_NOT_FOUND``, back-off and the
 call budget live (and are tested) here.
 
@@ -169,7 +169,7 @@ class PollState:
 
     @classmethod
     def from_dict(cls, data: Any) -> PollState:
-        """Read a stored state back; anything unexpected is a :class:`CheckpointError`."""
+        """Read a stored state back; anything unexpected is a [`CheckpointError`][sports_posts.CheckpointError]."""
         if not isinstance(data, dict):
             raise CheckpointError(f"checkpoint is not a JSON object: {type(data).__name__}")
         version = data.get("version")
@@ -212,7 +212,7 @@ class PollState:
 @dataclass(frozen=True)
 class Fetch:
     """Send GET /posts with these keyword arguments of ``posts.list``; send back the
-    :class:`PostsResponse`, or the exception the request raised."""
+    [`PostsResponse`][sports_posts.PostsResponse], or the exception the request raised."""
 
     params: Mapping[str, Any]
 
@@ -269,7 +269,7 @@ def _seconds(name: str, value: Any) -> float:
 
 @dataclass(frozen=True)
 class PollConfig:
-    """The checked settings of one poller (built by :meth:`PollConfig.build`)."""
+    """The checked settings of one poller (built by [`PollConfig.build`][sports_posts.polling.PollConfig.build])."""
 
     filters: Mapping[str, Any]
     interval: float
@@ -287,7 +287,7 @@ class PollConfig:
         lookback: Any,
         max_calls_per_day: Any,
     ) -> PollConfig:
-        """Check every argument before anything is sent; bad input is a :class:`ParameterError`."""
+        """Check every argument before anything is sent; bad input is a [`ParameterError`][sports_posts.ParameterError]."""
         given = {k: v for k, v in filters.items() if v is not None}
         for name in RESERVED:
             if name in given:

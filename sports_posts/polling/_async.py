@@ -23,12 +23,12 @@ R = TypeVar("R")
 
 
 class AsyncPoller(_PollerBase):
-    """The async twin of :class:`~sports_posts.Poller`: ``async for batch in poller``.
+    """The async twin of [`Poller`][sports_posts.Poller]: ``async for batch in poller``.
 
-    Many pollers can share one :class:`AsyncSportsPosts` (one connection pool) in one
-    event loop. Checkpoint I/O runs in a worker thread (a :class:`MemoryCheckpoint`
+    Many pollers can share one [`AsyncSportsPosts`][sports_posts.AsyncSportsPosts] (one connection pool) in one
+    event loop. Checkpoint I/O runs in a worker thread (a [`MemoryCheckpoint`][sports_posts.MemoryCheckpoint]
     directly), so a slow disk or redis does not stall the other pollers. Call
-    :meth:`stop` from the event loop's thread, or from any thread: it hops onto the loop.
+    ``stop()`` from the event loop's thread, or from any thread: it hops onto the loop.
     """
 
     def __init__(

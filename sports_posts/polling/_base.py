@@ -35,7 +35,7 @@ __all__ = ["PollerOptions", "_PollerBase"]
 
 
 class PollerOptions(TypedDict, total=False):
-    """The options of :class:`Poller` and :class:`AsyncPoller`, declared once for both."""
+    """The options of ``Poller`` and ``AsyncPoller``, declared once for both."""
 
     since: Optional[Union[datetime, str]]
     """Where an empty checkpoint starts (default: now minus ``lookback``)."""

@@ -27,7 +27,7 @@ class Poller(_PollerBase):
     every other error is raised.
 
     ``clock`` and ``sleep`` exist for tests and simulations; the default sleep returns at
-    once when :meth:`stop` is called from another thread.
+    once when ``stop()`` is called from another thread.
     """
 
     def __init__(

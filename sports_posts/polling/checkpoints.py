@@ -1,9 +1,9 @@
-"""Where a poller keeps its :class:`PollState` between runs: memory, a file, or redis.
+"""Where a poller keeps its ``PollState`` between runs: memory, a file, or redis.
 
 A checkpoint has two methods, ``load() -> PollState | None`` and ``save(state)``. The
 poller calls ``save`` only after the consumer has finished with a batch, so a crash at
 any point repeats at most the last batch and never skips one. The async poller calls
-these (blocking) methods in a worker thread, except for :class:`MemoryCheckpoint`.
+these (blocking) methods in a worker thread, except for ``MemoryCheckpoint``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
 
 @runtime_checkable
 class Checkpoint(Protocol):
-    """Stores one :class:`PollState`; ``load()`` returns ``None`` when nothing is stored yet."""
+    """Stores one [`PollState`][sports_posts.PollState]; ``load()`` returns ``None`` when nothing is stored yet."""
 
     def load(self) -> Optional[PollState]: ...
 
@@ -70,7 +70,7 @@ class FileCheckpoint:
 
     A kill in the middle of ``save`` leaves either the old or the new file, never a torn
     one (a stray ``.<name>.*.tmp`` may remain; it is ignored and removed by the next
-    save). A file that cannot be read back raises :class:`CheckpointError` naming the
+    save). A file that cannot be read back raises [`CheckpointError`][sports_posts.CheckpointError] naming the
     path: delete it to start over.
     """
 
@@ -144,7 +144,7 @@ class RedisCheckpoint:
     """A checkpoint in a redis hash, for fleets of workers (extra ``redis``).
 
     ``save`` is a compare-and-set on a generation counter: if another worker saved the
-    same key since this one loaded it, :class:`CheckpointConflictError` is raised rather
+    same key since this one loaded it, [`CheckpointConflictError`][sports_posts.CheckpointConflictError] is raised rather
     than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL or a
     ``redis.Redis`` client (not closed by this class); ``redis`` is imported only here.
     """

@@ -11,7 +11,7 @@ __all__ = ["Account", "AsyncAccount"]
 
 
 class Account(Resource[SyncRequester]):
-    """GET /account/information and GET /account/x-ids."""
+    """``client.account``: the account behind the API key."""
 
     def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
@@ -23,7 +23,7 @@ class Account(Resource[SyncRequester]):
 
 
 class AsyncAccount(Resource[AsyncRequester]):
-    """The async twin of :class:`Account`: each call is awaited."""
+    """``aclient.account``: the account behind the API key, awaited."""
 
     async def information(self) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""

@@ -14,7 +14,7 @@ __all__ = ["AsyncIds", "Ids"]
 
 
 class Ids(Resource[SyncRequester]):
-    """GET /ids: teams typed, other entities with every field kept."""
+    """``client.ids``: look up teams and other entities by league."""
 
     def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""
@@ -26,7 +26,7 @@ class Ids(Resource[SyncRequester]):
 
 
 class AsyncIds(Resource[AsyncRequester]):
-    """The async twin of :class:`Ids`: each call is awaited."""
+    """``aclient.ids``: look up teams and other entities by league, awaited."""
 
     async def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookup]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""

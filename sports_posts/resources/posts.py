@@ -2,7 +2,7 @@
 
 The service picks the mode from the parameters; the helpers only choose which parameters
 are sent, so they cost the same single call as ``list``. They are written once, in
-:class:`PostModes`, for both clients: only ``list`` differs (a fetched page or an
+``PostModes``, for both clients: only ``list`` differs (a fetched page or an
 awaitable one).
 """
 
@@ -34,7 +34,10 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
     _poller: Callable[..., PollerT]
 
     def list(self, **params: Unpack[PostsListParams]) -> PageT:
-        """Posts matching ``params`` (every query parameter of GET /posts); iterate to page on."""
+        """Posts matching ``params``; iterate to page on.
+
+        Takes every query parameter of GET /posts as a keyword: see
+        [Parameters of `posts.list`][posts-list-parameters]."""
         raise NotImplementedError
 
     def trending(self, **filters: Unpack[PostFilters]) -> PageT:
@@ -106,7 +109,10 @@ class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
     _poller = Poller
 
     def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
-        """Posts matching ``params`` (every query parameter of GET /posts); iterate to page on."""
+        """Posts matching ``params``; iterate to page on.
+
+        Takes every query parameter of GET /posts as a keyword: see
+        [Parameters of `posts.list`][posts-list-parameters]."""
         return SyncPage.first(self._client._request, _endpoints.posts_list(params))
 
 
@@ -116,5 +122,8 @@ class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
     _poller = AsyncPoller
 
     def list(self, **params: Unpack[PostsListParams]) -> AsyncPage[Post]:
-        """Posts matching ``params``; ``await`` for one page or ``async for`` every post."""
+        """Posts matching ``params``; ``await`` for one page or ``async for`` every post.
+
+        Takes the same keywords as the sync ``list``: see
+        [Parameters of `posts.list`][posts-list-parameters]."""
         return AsyncPage(self._client._request, _endpoints.posts_list(params))

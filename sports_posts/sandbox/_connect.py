@@ -47,9 +47,9 @@ def _target(log: Optional[TextIO], sandbox_options: dict[str, Any]) -> Iterator[
 
 @contextlib.contextmanager
 def connect(*, log: Optional[TextIO] = sys.stderr, **sandbox_options: Any) -> Iterator[SportsPosts]:
-    """``with connect() as client:`` a :class:`SportsPosts` of the service or of a sandbox.
+    """``with connect() as client:`` a [`SportsPosts`][sports_posts.SportsPosts] of the service or of a sandbox.
 
-    ``sandbox_options`` go to :class:`Sandbox` when one is started (``seed=``,
+    ``sandbox_options`` go to [`Sandbox`][sports_posts.sandbox.Sandbox] when one is started (``seed=``,
     ``posts_per_minute=``, ...); ``log`` receives one line saying which it is.
     """
     with _target(log, sandbox_options) as (key, url), SportsPosts(api_key=key, base_url=url) as client:
@@ -58,7 +58,7 @@ def connect(*, log: Optional[TextIO] = sys.stderr, **sandbox_options: Any) -> It
 
 @contextlib.asynccontextmanager
 async def aconnect(*, log: Optional[TextIO] = sys.stderr, **sandbox_options: Any) -> AsyncIterator[AsyncSportsPosts]:
-    """``async with aconnect() as client:`` the async twin of :func:`connect`."""
+    """``async with aconnect() as client:`` the async twin of [`connect`][sports_posts.sandbox.connect]."""
     with _target(log, sandbox_options) as (key, url):
         async with AsyncSportsPosts(api_key=key, base_url=url) as client:
             yield client

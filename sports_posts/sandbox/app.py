@@ -100,7 +100,7 @@ def _drop(send: Send) -> bool:
 
 
 class ChaosMiddleware:
-    """Raw ASGI middleware that injects the failures of :class:`ChaosSettings` on /v1 routes."""
+    """Raw ASGI middleware that injects the failures of ``ChaosSettings`` on /v1 routes."""
 
     def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
         self.app = app

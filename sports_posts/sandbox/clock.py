@@ -11,7 +11,7 @@ from .._errors import ParameterError
 __all__ = ["DEFAULT_START", "Clock", "ManualClock", "SystemClock"]
 
 DEFAULT_START = datetime(2026, 1, 15, 18, 0, 0, tzinfo=timezone.utc)
-"""Where a :class:`ManualClock` starts unless told otherwise (a fixed instant keeps seeds reproducible)."""
+"""Where a ``ManualClock`` starts unless told otherwise (a fixed instant keeps seeds reproducible)."""
 
 
 class Clock:
@@ -46,12 +46,12 @@ class Clock:
         return self.now()
 
     def add_listener(self, listener: Callable[[], None]) -> None:
-        """Call ``listener`` after every :meth:`advance` (the webhook sender wakes up on it)."""
+        """Call ``listener`` after every [`advance`][sports_posts.sandbox.Clock.advance] (the webhook sender wakes up on it)."""
         self._listeners.append(listener)
 
     @property
     def is_manual(self) -> bool:
-        """True when time stands still between :meth:`advance` calls."""
+        """True when time stands still between [`advance`][sports_posts.sandbox.Clock.advance] calls."""
         return False
 
 
@@ -70,7 +70,7 @@ class SystemClock(Clock):
 
 
 class ManualClock(Clock):
-    """Time that stands still until :meth:`advance` moves it: fully deterministic tests."""
+    """Time that stands still until [`advance`][sports_posts.sandbox.Clock.advance] moves it: fully deterministic tests."""
 
     def __init__(self, start: Optional[datetime] = None) -> None:
         super().__init__()

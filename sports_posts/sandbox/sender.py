@@ -1,9 +1,9 @@
 """The webhook sender: subscriptions, signing (spec 6.2), delivery with retries (6.5), a delivery log.
 
-Signing is implemented here with :mod:`hmac` on purpose, independently of
+Signing is implemented here with ``hmac`` on purpose, independently of
 ``sports_posts.webhooks``, so each cross-checks the other. Retry delays and the request
 timeout are multiplied by ``time_scale``; retries fall due on the sandbox clock, so a test
-with a manual clock makes them due by advancing it (or calls :meth:`WebhookSender.drain`).
+with a manual clock makes them due by advancing it (or calls ``WebhookSender.drain``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The :class:`Sandbox`: the emulated service on a free 127.0.0.1 port, in a background thread."""
+"""The ``Sandbox``: the emulated service on a free 127.0.0.1 port, in a background thread."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Sandbox:
 
     ``with Sandbox(seed=7) as sb:`` serves ``sb.base_url`` (ending in ``/v1``) with
     ``sb.api_key`` (paid plan, every league). Pass ``clock="manual"`` for time that only moves
-    when a test calls :meth:`advance`.
+    when a test calls [`advance`][sports_posts.sandbox.Sandbox.advance].
     """
 
     def __init__(
@@ -261,7 +261,7 @@ class Sandbox:
         self.accounts.update(key, **changes)
 
     def calls(self, key: Optional[str] = None) -> int:
-        """Calls counted this billing cycle for ``key`` (default: :attr:`api_key`)."""
+        """Calls counted this billing cycle for ``key`` (default: ``api_key``)."""
         account = self.accounts.get(key or self.api_key)
         if account is None:
             raise KeyError("unknown API key")

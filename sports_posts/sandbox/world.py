@@ -3,7 +3,7 @@
 Pure data and queries, no HTTP. Everything is derived from ``seed`` and the clock's start,
 so two worlds with the same seed and start are identical. Live activity (new posts, posts
 indexed late, deletions) is scheduled on the sandbox clock and materialised lazily by
-:meth:`World.sync`, so moving the clock forward is all a test needs to do.
+``World.sync``, so moving the clock forward is all a test needs to do.
 """
 
 from __future__ import annotations

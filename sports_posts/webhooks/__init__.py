@@ -1,6 +1,6 @@
 """Receive the breaking-news webhook of spec 6: verify, parse, de-duplicate, dispatch.
 
-Framework adapters live in :mod:`sports_posts.webhooks.adapters` (ASGI, WSGI, Django) and
+Framework adapters live in ``sports_posts.webhooks.adapters`` (ASGI, WSGI, Django) and
 import their framework only when used.
 """
 

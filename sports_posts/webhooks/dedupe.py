@@ -53,7 +53,7 @@ Clock = Callable[[], float]
 
 @runtime_checkable
 class DedupeStore(Protocol):
-    """What :class:`WebhookReceiver` needs from a store; write your own against this."""
+    """What [`WebhookReceiver`][sports_posts.webhooks.WebhookReceiver] needs from a store; write your own against this."""
 
     def claim(self, key: str) -> bool:
         """Atomically claim ``key``; true only for the first claimant (or after its lease lapsed)."""
@@ -332,7 +332,7 @@ class RedisDedupeStore:
 
     def claim_many(self, keys: list[str]) -> list[bool]:
         """Claim several keys in one round trip (a pipeline of ``SET NX PX``); each result is
-        what :meth:`claim` would have answered for that key. For batch consumers such as an
+        what [`claim`][sports_posts.webhooks.DedupeStore.claim] would have answered for that key. For batch consumers such as an
         inbox drain; not atomic across keys, which ``claim`` never was either."""
         tokens = [self._new_token() for _ in keys]
         pipe = self._client.pipeline(transaction=False)

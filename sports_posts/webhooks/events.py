@@ -1,4 +1,4 @@
-"""Typed breaking-news events of spec 6.3 and :func:`construct_event`, which verifies before parsing."""
+"""Typed breaking-news events of spec 6.3 and ``construct_event``, which verifies before parsing."""
 
 from typing import Any, ClassVar, Literal, Optional, Union
 
@@ -162,8 +162,8 @@ _BY_KIND: "dict[str, type[WebhookEvent]]" = {
 def parse_event(payload: Payload, delivery_id: Optional[str] = None) -> WebhookEvent:
     """Parse a body that was already verified; the kind comes from the signed ``event`` field.
 
-    Raises :class:`WebhookPayloadError` for anything that is not an event of spec 6.3.
-    Never call it on bytes whose signature was not checked: use :func:`construct_event`.
+    Raises ``WebhookPayloadError`` for anything that is not an event of spec 6.3.
+    Never call it on bytes whose signature was not checked: use ``construct_event``.
     """
     import json
 
@@ -191,8 +191,8 @@ def construct_event(payload: Payload, headers: Headers, secret: Secret) -> Webho
 
     ``headers`` is any mapping (or ASGI pairs); names match case-insensitively. The kind is
     taken from the signed body, never from the unsigned ``X-Service-Event`` header. Raises
-    :class:`SignatureVerificationError` before looking at the bytes, and
-    :class:`WebhookPayloadError` when a correctly signed body is not an event.
+    [`SignatureVerificationError`][sports_posts.SignatureVerificationError] before looking at the bytes, and
+    [`WebhookPayloadError`][sports_posts.WebhookPayloadError] when a correctly signed body is not an event.
     """
     verify_signature(payload, get_header(headers, SIGNATURE_HEADER), secret)
     return parse_event(payload, get_header(headers, DELIVERY_HEADER))

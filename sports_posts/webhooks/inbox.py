@@ -3,7 +3,7 @@
 Answering 2xx ends the service's retries (spec 6.5), so a receiver that acknowledges and
 then crashes would lose the event. With an inbox the 2xx only follows a committed row, and
 a worker drains rows with its own backoff; rows that keep failing become ``dead`` and stay
-inspectable (:meth:`SQLiteInbox.dead`) and replayable (:meth:`SQLiteInbox.requeue`).
+inspectable (``SQLiteInbox.dead``) and replayable (``SQLiteInbox.requeue``).
 """
 
 from __future__ import annotations

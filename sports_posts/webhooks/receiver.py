@@ -83,12 +83,12 @@ def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = No
 class WebhookReceiver:
     """Verify, de-duplicate and dispatch breaking-news webhooks for any web framework.
 
-    ``store`` de-duplicates across retries (default: a :class:`MemoryDedupeStore`, which is
+    ``store`` de-duplicates across retries (default: a [`MemoryDedupeStore`][sports_posts.webhooks.MemoryDedupeStore], which is
     per process; use SQLite or Redis when several processes receive). With ``inbox`` the
     event is committed before the 2xx and a worker thread drains it with retries, so an
-    event acknowledged just before a crash is processed after restart; call :meth:`start`
+    event acknowledged just before a crash is processed after restart; call [`start`][sports_posts.webhooks.WebhookReceiver.start]
     at start-up so that leftovers are drained without waiting for the next request
-    (``start_worker=False`` leaves draining to :meth:`run_inbox_once`, from a cron job say).
+    (``start_worker=False`` leaves draining to [`run_inbox_once`][sports_posts.webhooks.WebhookReceiver.run_inbox_once], from a cron job say).
     """
 
     def __init__(
@@ -162,7 +162,7 @@ class WebhookReceiver:
         return response
 
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """:meth:`handle` for asyncio apps: store I/O runs off the loop, async handlers as tasks."""
+        """[`handle`][sports_posts.webhooks.WebhookReceiver.handle] for asyncio apps: store I/O runs off the loop, async handlers as tasks."""
         loop = asyncio.get_running_loop()
         response, key = await loop.run_in_executor(None, self._decide, body, headers)
         if key is not None and response.event is not None and self._is_async:
@@ -399,7 +399,7 @@ class WebhookReceiver:
             pool.shutdown(wait=True)
 
     async def aclose(self, timeout: Optional[float] = 30.0) -> None:
-        """:meth:`close` for asyncio apps: also waits for the async handler tasks."""
+        """[`close`][sports_posts.webhooks.WebhookReceiver.close] for asyncio apps: also waits for the async handler tasks."""
         await self.wait_idle_async(timeout)
         await asyncio.get_running_loop().run_in_executor(None, self.close, timeout)
 

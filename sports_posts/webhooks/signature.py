@@ -1,6 +1,6 @@
 """Sign and verify webhook bodies: GitHub's ``X-Hub-Signature-256`` scheme under spec 6.6's header.
 
-Every malformed input raises :class:`SignatureVerificationError`, never ``TypeError``,
+Every malformed input raises ``SignatureVerificationError``, never ``TypeError``,
 ``ValueError`` or ``binascii.Error``: a forged or garbled header must become a 401, not a 500.
 """
 
@@ -158,8 +158,8 @@ def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], s
 
     ``secret`` may be a sequence during a key rotation; any one matching is enough. The
     comparison is constant time over the 32 decoded bytes, so upper-case hex also matches.
-    Raises :class:`SignatureVerificationError` when the header is missing, malformed or
-    does not match, and :class:`ParameterError` when ``secret`` itself is unusable.
+    Raises [`SignatureVerificationError`][sports_posts.SignatureVerificationError] when the header is missing, malformed or
+    does not match, and [`ParameterError`][sports_posts.ParameterError] when ``secret`` itself is unusable.
     """
     if (
         type(payload) is bytes

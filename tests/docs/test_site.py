@@ -1,0 +1,201 @@
+"""The documentation site as a reader meets it: built strictly, then checked page by page.
+
+The reference must show every public name under its public import path and nothing
+private; every parameter of ``posts.list`` must be in its table; no Sphinx role or
+unresolved cross-reference may reach the reader; every internal link must land.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import typing
+from collections.abc import Iterator
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from sports_posts import _params
+
+from .site import ROOT, Page, Site, build_site, read_site
+
+# The import paths customers use; every name in their __all__ is documented.
+PUBLIC_MODULES = [
+    "sports_posts",
+    "sports_posts.polling",
+    "sports_posts.webhooks",
+    "sports_posts.webhooks.adapters.asgi",
+    "sports_posts.webhooks.adapters.wsgi",
+    "sports_posts.webhooks.adapters.django",
+    "sports_posts.sandbox",
+]
+
+# A name starting with one underscore, as text, an id or a dotted path part; dunders such
+# as __version__ are public, and so are URL paths such as the sandbox's /_sandbox routes.
+PRIVATE = re.compile(r"(?<![\w/])_[A-Za-z]\w*")
+ROLE = re.compile(r":(?:class|meth|func|mod|attr|data|exc|obj|ref|py:\w+):")
+UNRESOLVED = re.compile(r"\]\[[\w.]+\]")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    destination = tmp_path_factory.mktemp("site")
+    done = build_site(destination)
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
+    return read_site(destination)
+
+
+def reference_pages(site: Site) -> Iterator[Page]:
+    pages = [page for url, page in site.pages.items() if url.startswith("reference/")]
+    assert len(pages) >= 6, sorted(site.pages)
+    return iter(pages)
+
+
+def documented_ids(site: Site) -> set[str]:
+    return {i for page in reference_pages(site) for i in page.article.ids}
+
+
+def public_names() -> list[tuple[str, str]]:
+    return [
+        (module, name)
+        for module in PUBLIC_MODULES
+        for name in importlib.import_module(module).__all__
+    ]
+
+
+def test_every_public_name_is_in_the_reference(site: Site) -> None:
+    ids = documented_ids(site)
+    missing = []
+    for module, name in public_names():
+        obj = getattr(importlib.import_module(module), name)
+        # A name re-exported by several public modules is documented once, under any of them.
+        where = [
+            other
+            for other in PUBLIC_MODULES
+            if getattr(importlib.import_module(other), name, None) is obj
+        ]
+        if not any(f"{other}.{name}" in ids for other in where):
+            missing.append(f"{module}.{name}")
+    assert not missing, f"public names missing from the API reference: {missing}"
+
+
+def test_every_parameter_of_posts_list_is_in_its_table(site: Site) -> None:
+    page = site["reference/clients/"]
+    rows = {row[0]: row for row in page.article.rows if row}
+    for name in typing.get_type_hints(_params.PostsListParams):
+        assert name in rows, f"posts.list parameter {name!r} is not in the parameters table"
+        _, type_text, mode, meaning, _ = rows[name]
+        assert type_text and mode and meaning, rows[name]
+        assert "None" not in type_text  # None means "not sent", said once above the table
+
+
+def test_the_parameters_table_says_what_each_type_is(site: Site) -> None:
+    rows = {row[0]: row for row in site["reference/clients/"].article.rows if row}
+    assert rows["teams"][1] == "str | Sequence[str | int]"
+    assert rows["lat"][1] == "int | float"
+    assert rows["start_time"][1] == "datetime | str"
+    assert f"at most {_params.MAX_TEAMS}" in rows["teams"][3]
+    assert rows["teams"][2] == "team"
+    assert "poll" in rows["leagues"][4] and "poll" not in rows["since"][4]
+
+
+def test_no_private_name_reaches_the_reference(site: Site) -> None:
+    leaks = {}
+    for page in reference_pages(site):
+        found = set(PRIVATE.findall(page.whole.text))
+        found |= {i for i in page.whole.ids if PRIVATE.search(i.replace(".", " "))}
+        found |= {
+            link
+            for link in page.whole.links
+            if PRIVATE.search(urlsplit(link).fragment.replace(".", " "))
+        }
+        if found:
+            leaks[page.url] = sorted(found)
+    assert not leaks, f"private names in the API reference: {leaks}"
+
+
+def test_signatures_carry_their_types(site: Site) -> None:
+    text = site["reference/clients/"].article.text
+    assert "list(**params: Unpack[PostsListParams]) -> SyncPage[Post]" in text
+    assert "max_retries: int = 2" in text
+    models = site["reference/models/"].article.text
+    assert "created_at: UTCDateTime" in models or "created_at: datetime" in models
+    assert "text: Optional[str]" in models
+
+
+def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
+    ids = documented_ids(site)
+    from pydantic import BaseModel
+
+    import sports_posts
+
+    for name in sports_posts.__all__:
+        model = getattr(sports_posts, name)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            for field in model.model_fields:
+                # mkdocstrings renders an attribute only when it has a docstring.
+                assert f"sports_posts.{name}.{field}" in ids, f"{name}.{field} has no docs"
+
+
+def test_no_raw_sphinx_role_or_unresolved_reference(site: Site) -> None:
+    for url, page in site.pages.items():
+        assert not ROLE.search(page.whole.text), (url, ROLE.findall(page.whole.text))
+        assert not UNRESOLVED.search(page.article.text), (
+            url,
+            UNRESOLVED.findall(page.article.text),
+        )
+
+
+def test_every_internal_link_lands(site: Site) -> None:
+    broken = []
+    for url, page in site.pages.items():
+        for link in page.whole.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or (url == "404.html" and link.startswith("/")):
+                # 404.html is served at any depth, so mkdocs gives it root-relative links.
+                continue
+            target = (site.root / url / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{url}: {link}")
+                continue
+            fragment = unquote(parts.fragment)
+            if fragment and target.suffix == ".html":
+                target_url = target.relative_to(site.root.resolve()).as_posix()
+                target_url = target_url[: -len("index.html")]
+                if fragment not in site[target_url].whole.ids:
+                    broken.append(f"{url}: {link} (no such anchor)")
+    assert not broken, "broken internal links:\n" + "\n".join(broken)
+
+
+def test_site_links_the_repository_and_shows_the_version(site: Site) -> None:
+    import sports_posts
+
+    home = site[""]
+    assert any(link.startswith("https://github.com/") for link in home.whole.links)
+    assert sports_posts.__version__ in home.whole.text
+    # The palette toggle offers the dark scheme.
+    assert 'data-md-color-scheme="slate"' in home.markup
+    assert "pip install sports-posts" in home.article.text
+
+
+def test_code_gets_the_width_of_both_columns(site: Site) -> None:
+    # The 88-character limit of test_sources.py assumes no table-of-contents column on the
+    # right: the table of contents lives in the navigation (toc.integrate).
+    for url, page in site.pages.items():
+        assert "md-sidebar--secondary" not in page.markup, url
+
+
+def test_changelog_page_renders_the_changelog_itself(site: Site) -> None:
+    text = site["changelog/"].article.text
+    headings = re.findall(r"^#{2,3} (.+)$", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert headings
+    for heading in headings:
+        assert heading.replace("[", "").replace("]", "") in text
+
+
+def test_every_example_is_linked(site: Site) -> None:
+    links = site["examples/"].article.links
+    for example in sorted((ROOT / "examples").glob("*.py")):
+        assert any(link.endswith(f"/examples/{example.name}") for link in links), example.name

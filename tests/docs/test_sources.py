@@ -1,0 +1,54 @@
+"""Checks on the documentation sources that need no build: code that fits the page, and
+the licence the package metadata names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .site import ROOT
+
+# The theme sets code in a 13.6 px monospace font (0.6 em per character: 8.16 px). With
+# the table of contents in the left navigation (mkdocs.yml: toc.integrate), a code block
+# at 1280 px is 898 px wide (110 characters), and below 1220 px, where the navigation
+# folds away, 88 characters fit every window from 800 px up. A longer line scrolls
+# sideways and hides its end, where trailing comments used to carry the explanations.
+MAX_CODE_LINE = 88
+FENCE = re.compile(r"^\s*(```|~~~)")
+SOURCES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+
+
+def code_lines(path: Path) -> list[tuple[int, str]]:
+    """The lines inside fenced code blocks of a markdown file, with their line numbers."""
+    lines, fence = [], None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = FENCE.match(line)
+        if match and (fence is None or match.group(1) == fence):
+            fence = None if fence else match.group(1)
+        elif fence:
+            lines.append((number, line))
+    return lines
+
+
+def test_code_lines_are_recognised() -> None:
+    assert code_lines(ROOT / "docs" / "index.md"), "the landing page shows code"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_code_lines_fit_the_text_column(path: Path) -> None:
+    long = [f"{path.name}:{n}: {len(line)} chars" for n, line in code_lines(path)
+            if len(line) > MAX_CODE_LINE]
+    assert not long, (
+        f"code lines over {MAX_CODE_LINE} characters (put the comment on its own line "
+        "above the code):\n" + "\n".join(long)
+    )
+
+
+def test_license_matches_the_package_metadata() -> None:
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^license = "MIT"$', pyproject, re.M), "pyproject.toml names MIT"
+    assert license_text.startswith("MIT License")
+    assert "Permission is hereby granted, free of charge" in license_text
