@@ -11,7 +11,7 @@ import json
 import random
 import threading
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -25,10 +25,8 @@ from .config import ChaosSettings
 from .errors import ApiError, error_body
 from .ids import ids_response
 from .query import parse_datetime, parse_posts_query, run_posts_query
+from .service import SandboxService
 from .world import isoformat
-
-if TYPE_CHECKING:
-    from .server import Sandbox
 
 __all__ = ["DEPRECATED_ROUTES", "ChaosMiddleware", "create_app"]
 
@@ -102,7 +100,7 @@ def _drop(send: Send) -> bool:
 class ChaosMiddleware:
     """Raw ASGI middleware that injects the failures of :class:`ChaosSettings` on /v1 routes."""
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+    def __init__(self, app: ASGIApp, sandbox: SandboxService) -> None:
         self.app = app
         self.sandbox = sandbox
         self.chaos = _Chaos(sandbox.seed)
@@ -173,7 +171,7 @@ class ChaosMiddleware:
             await _send_raw(send, int(start["status"]), body[: max(1, len(body) // 2)], "application/json")
 
 
-def create_app(sandbox: Sandbox) -> ASGIApp:
+def create_app(sandbox: SandboxService) -> ASGIApp:
     """The ASGI application of one sandbox."""
     accounts = sandbox.accounts
     world = sandbox.world

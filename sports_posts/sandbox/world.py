@@ -73,17 +73,21 @@ class League:
     individual: bool
 
 
-class _IdSystems:
-    """``ids()`` for teams and players: the entity's id in each ``id_type`` of spec 4.1."""
+@dataclass(eq=False)
+class _Entity:
+    """What teams and players share: service id, league, an id in each id system, reference columns."""
 
     service_id: int
+    league: str
     code: str
     provider1_guid: str
     provider1_uid: str
     provider2: str
     provider3: str
+    references: dict[str, Optional[str]]
 
     def ids(self) -> dict[str, str]:
+        """The entity's id in each ``id_type`` of spec 4.1."""
         return {
             "code": self.code, "provider1_uid": self.provider1_uid,
             "provider1_guid": self.provider1_guid, "provider2": self.provider2,
@@ -92,12 +96,9 @@ class _IdSystems:
 
 
 @dataclass(eq=False)
-class Team(_IdSystems):
+class Team(_Entity):
     """A real team with its ids in every id system and its reference columns."""
 
-    service_id: int
-    league: str
-    code: str
     location: str
     name: str
     full_name: str
@@ -105,30 +106,15 @@ class Team(_IdSystems):
     division: Optional[str]
     lat: float
     lng: float
-    provider1_guid: str
-    provider1_uid: str
-    provider2: str
-    provider3: str
-    references: dict[str, Optional[str]]
-
 
 
 @dataclass(eq=False)
-class Player(_IdSystems):
+class Player(_Entity):
     """A generated athlete (never a real person) with a UUID as provider1 guid."""
 
-    service_id: int
-    league: str
     name: str
     position: str
     team: Optional[Team]
-    code: str
-    provider1_guid: str
-    provider1_uid: str
-    provider2: str
-    provider3: str
-    references: dict[str, Optional[str]]
-
 
 
 @dataclass(eq=False)
