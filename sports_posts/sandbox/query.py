@@ -52,16 +52,22 @@ MEDIA_TYPES: dict[str, frozenset[str]] = {
 """Filter values of both documented forms; synonyms (image/photo, gif/animated_gif) match each other."""
 
 SPORT_ALIASES = {"soccer": "football"}
+_COUNTRIES = frozenset(code.lower() for code in COUNTRY_CODES)
 
 _DATETIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
-    r"(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$"
+    r"(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$",
+    re.ASCII,
 )
+_INTEGER = re.compile(r"^ *[+-]?[0-9]+ *$")
+_NUMBER = re.compile(r"^ *[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)? *$")
+"""Numbers as the document's types say (ASCII digits, spaces around): not Python's wider
+``int()``/``float()`` syntax (underscores, other scripts' digits, inf, nan)."""
 
 
 def parse_datetime(parameter: str, raw: str) -> datetime:
     """ISO 8601 date-time; no offset means UTC; a '+' turned into a space by URL decoding is tolerated."""
-    m = _DATETIME.match(raw.strip())
+    m = _DATETIME.match(raw.strip(" "))
     if not m:
         raise invalid(parameter, f"'{raw}' is not an ISO 8601 date-time")
     year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
@@ -89,7 +95,7 @@ def shifted(parameter: str, value: datetime, delta: timedelta) -> datetime:
 
 def parse_bool(parameter: str, raw: str) -> bool:
     """true/false (also 1/0, yes/no), case-insensitive."""
-    value = raw.strip().lower()
+    value = raw.strip(" ").lower()
     if value in ("true", "1", "yes"):
         return True
     if value in ("false", "0", "no"):
@@ -98,35 +104,33 @@ def parse_bool(parameter: str, raw: str) -> bool:
 
 
 def _number(parameter: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise invalid(parameter, f"'{raw}' is not a number") from None
+    value = float(raw) if _NUMBER.match(raw) else math.nan
     if math.isnan(value) or math.isinf(value):
         raise invalid(parameter, f"'{raw}' is not a finite number")
     return value
 
 
 def _integer(parameter: str, raw: str) -> int:
-    try:
-        return int(raw.strip())
-    except ValueError:
-        raise invalid(parameter, f"'{raw}' is not an integer") from None
+    if not _INTEGER.match(raw):
+        raise invalid(parameter, f"'{raw}' is not an integer")
+    return int(raw)
 
 
 def _csv(parameter: str, raw: str, at_most: Optional[int] = None, what: str = "values") -> list[str]:
-    values = [v.strip() for v in raw.split(",") if v.strip()]
-    if not values:
-        raise invalid(parameter, "must not be empty")
+    """Comma-separated values, spaces around each ignored; none may be empty."""
+    values = [v.strip(" ") for v in raw.split(",")]
+    if not all(values):
+        raise invalid(parameter, "must not be empty" if len(values) == 1 else "has an empty value between commas")
     if at_most is not None and len(values) > at_most:
         raise invalid(parameter, f"at most {at_most} {what} per request, got {len(values)}")
     return values
 
 
-def _choice(parameter: str, raw: str, choices: Collection[str], known: str = "") -> str:
+def choice(parameter: str, raw: str, choices: Collection[str], known: str = "") -> str:
     """``raw`` lower-cased if it is one of ``choices``; else 400 listing them (or ``known``)."""
-    value = raw.strip().lower()
-    if value not in choices:
+    value = raw.strip(" ").lower()
+    # Only ASCII folds to the documented forms: 'ſ'.upper() is 'S', which the document would reject.
+    if not value.isascii() or value not in choices:
         raise invalid(parameter, f"'{raw}' is not one of {known or ', '.join(choices)}")
     return value
 
@@ -164,7 +168,7 @@ def parse_leagues(parameter: str, raw: str, known: Mapping[str, Any]) -> frozens
     """Comma-separated league codes or ALL, case-insensitive."""
     codes: set[str] = set()
     for value in _csv(parameter, raw):
-        code = value.upper()
+        code = value.upper() if value.isascii() else value
         if code == "ALL":
             codes.update(known)
         elif code in known:
@@ -178,7 +182,8 @@ def parse_sports(raw: str) -> frozenset[str]:
     """Comma-separated parent sports, case-insensitive, soccer an alias of football; returns league codes."""
     codes: set[str] = set()
     for value in _csv("sports", raw):
-        sport = SPORT_ALIASES.get(value.lower(), value.lower())
+        word = value.lower() if value.isascii() else value
+        sport = SPORT_ALIASES.get(word, word)
         if sport not in SPORTS:
             raise invalid("sports", f"unknown sport '{value}' (known: {', '.join(SPORTS)}, soccer)")
         codes.update(SPORTS[sport])
@@ -231,7 +236,7 @@ def _parse_selection(p: Mapping[str, str], q: PostsQuery, known_leagues: Mapping
     for name in ("leagues", "league"):
         if name in p:
             parsed = parse_leagues(name, p[name], known_leagues)
-            q.all_leagues = q.all_leagues or "ALL" in (v.strip().upper() for v in p[name].split(","))
+            q.all_leagues = q.all_leagues or "ALL" in (v.strip(" ").upper() for v in p[name].split(","))
             leagues = parsed if leagues is None else leagues | parsed
     if "sports" in p:
         by_sport = parse_sports(p["sports"])
@@ -239,7 +244,7 @@ def _parse_selection(p: Mapping[str, str], q: PostsQuery, known_leagues: Mapping
     q.leagues = leagues
 
     if "id_type" in p:
-        q.id_type = _choice("id_type", p["id_type"], ID_TYPES)
+        q.id_type = choice("id_type", p["id_type"], ID_TYPES)
     for name, at_most in (("teams", MAX_TEAMS), ("players", MAX_PLAYERS)):
         if name in p:
             setattr(q, name, _csv(name, p[name], at_most, f"{name[:-1]} ids"))
@@ -249,7 +254,7 @@ def _parse_selection(p: Mapping[str, str], q: PostsQuery, known_leagues: Mapping
     if "start_time" in p:
         q.start_time = parse_datetime("start_time", p["start_time"])
     if "match" in p:
-        ids = [v.strip() for v in p["match"].split(",")]
+        ids = [v.strip(" ") for v in p["match"].split(",")]
         if len(ids) != 2 or not all(ids):
             raise invalid("match", "must be exactly two team ids: teamA,teamB")
         q.match = (ids[0], ids[1])
@@ -280,24 +285,22 @@ def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any
     if "media_type" in p:
         kinds: set[str] = set()
         for value in _csv("media_type", p["media_type"]):
-            kinds |= MEDIA_TYPES[_choice("media_type", value, MEDIA_TYPES)]
+            kinds |= MEDIA_TYPES[choice("media_type", value, MEDIA_TYPES)]
         q.media_type = frozenset(kinds)
     if "aspect_ratio" in p:
-        q.aspect_ratio = _choice("aspect_ratio", p["aspect_ratio"], ASPECT_RATIOS)
+        q.aspect_ratio = choice("aspect_ratio", p["aspect_ratio"], ASPECT_RATIOS)
     for flag in ("highlight", "has_player", "custom_sources"):
         if flag in p:
             setattr(q, flag, parse_bool(flag, p[flag]))
     if "user_location" in p:
-        code = p["user_location"].strip().upper()
-        if code not in COUNTRY_CODES:
-            raise invalid("user_location", f"'{p['user_location']}' is not an ISO 3166-1 alpha-2 country code")
-        q.user_location = code
+        q.user_location = choice("user_location", p["user_location"], _COUNTRIES,
+                                  "an ISO 3166-1 alpha-2 country code").upper()
     if "sort" in p:
-        q.sort = _choice("sort", p["sort"], SORTS)
+        q.sort = choice("sort", p["sort"], SORTS)
     if "since" in p:
         q.since = parse_datetime("since", p["since"])
     if "since_id" in p:
-        q.since_id = p["since_id"].strip()
+        q.since_id = p["since_id"].strip(" ")
         if not q.since_id:
             raise invalid("since_id", "must not be empty")
 

@@ -328,8 +328,12 @@ class WebhookSender:
             else:
                 record.outcome = "retry_scheduled"
                 delay = BACKOFF_SECONDS[min(number - 1, len(BACKOFF_SECONDS) - 1)] * self.time_scale
-                job.next_attempt_at = record.next_attempt_at = record.finished_at + timedelta(seconds=delay)
-                job.state = "pending"
+                try:
+                    job.next_attempt_at = record.next_attempt_at = record.finished_at + timedelta(seconds=delay)
+                    job.state = "pending"
+                except OverflowError:  # a retry scheduled past the calendar's end is never due
+                    record.outcome = job.state = "dead"
+                    record.error = (record.error or "") + " (no retry: it would fall past the calendar's end)"
             self._cond.notify_all()
 
     def _settled(self) -> bool:

@@ -37,6 +37,7 @@ class Sandbox(SandboxService):
         try:
             import uvicorn
 
+            from ._http import uvicorn_config
             from .app import create_app
         except ImportError as exc:  # the optional extra is missing
             raise SportsPostsError(
@@ -49,11 +50,7 @@ class Sandbox(SandboxService):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((self.host, self._requested_port))
         self._port = int(sock.getsockname()[1])
-        config = uvicorn.Config(
-            create_app(self), lifespan="off", log_level="warning", access_log=False,
-            http="h11", ws="none", timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
+        self._server = uvicorn.Server(uvicorn_config(create_app(self)))
         started = threading.Event()
         failure: list[BaseException] = []
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from importlib import resources
 from typing import Any, Optional, Union
@@ -17,9 +18,10 @@ from typing import Any, Optional, Union
 from typing_extensions import Unpack
 
 from .._errors import ParameterError
+from ._teams import LEAGUES
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
-from .config import BurstLimit, ChaosSettings, KeyConfig
+from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
 from .news import breaking_news_data, update_data
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionFilters, WebhookSender
 from .world import Post, Team, World, isoformat
@@ -31,11 +33,16 @@ AUTHOR_SHAPES = ("flat", "nested", "both", "mixed")
 
 
 def _leagues(value: Optional[Iterable[str]]) -> Optional[frozenset[str]]:
+    """League codes of a plan, upper-cased; ParameterError for a code the service does not know."""
     if value is None:
         return None
     if isinstance(value, str):
         value = value.split(",")
-    return frozenset(v.strip().upper() for v in value if v.strip())
+    codes = frozenset(v.strip().upper() for v in value if v.strip())
+    unknown = sorted(codes - set(LEAGUES))
+    if unknown:
+        raise ParameterError(f"unknown league codes: {', '.join(unknown)}")
+    return codes
 
 
 class SandboxService:
@@ -138,23 +145,17 @@ class SandboxService:
 
     # -- keys, usage, chaos -----------------------------------------------------------------
 
-    def add_key(
-        self,
-        plan: str = "paid",
-        *,
-        active: bool = True,
-        leagues: Optional[Iterable[str]] = None,
-        company: str = "Sandbox Sports Media",
-        monthly_quota: Optional[int] = None,
-        burst: Optional[BurstLimit] = None,
-        chaos: Optional[ChaosSettings] = None,
-        endpoints: Optional[Iterable[str]] = None,
-    ) -> str:
-        """Create an API key with its own plan and settings; returns the key."""
-        config = KeyConfig(plan=plan, active=active, leagues=_leagues(leagues), company=company,
-                           monthly_quota=monthly_quota, burst=burst, chaos=chaos,
+    def add_key(self, plan: str = "paid", **options: Unpack[KeyOptions]) -> str:
+        """Create an API key with its own plan and settings; returns the key.
+
+        Options: ``active``, ``leagues``, ``company``, ``monthly_quota``, ``burst``, ``chaos``,
+        ``endpoints`` (the endpoints on the plan, of ``posts``, ``account/x-ids``, ``ids``).
+        """
+        endpoints = options.get("endpoints")
+        config = KeyConfig(plan=plan, leagues=_leagues(options.get("leagues")),
                            endpoints=frozenset(endpoints) if endpoints is not None else None)
-        return self.accounts.add(config)
+        rest: dict[str, Any] = {k: v for k, v in options.items() if k not in ("leagues", "endpoints")}
+        return self.accounts.add(replace(config, **rest))
 
     def update_key(self, key: str, **changes: Any) -> None:
         """Change a key's plan, ``active``, ``leagues``, quota, burst or chaos."""
