@@ -7,6 +7,7 @@ key that fails later with a 500. No API key: the server binds to 127.0.0.1 only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable
 from typing import Annotated, Any, Callable, Union
 
@@ -172,7 +173,8 @@ def admin_routes(sandbox: SandboxService, answer: Callable[[int, Any], Response]
             key = data.pop("key", None)
             if key is not None and not isinstance(key, str):
                 raise ApiError(400, "INVALID_PARAMETER", "Invalid body: 'key': must be a string")
-            settings = _CHAOS.validate_python(data, strict=True) if data else None
+            # JSON mode: strict types, and a JSON object stands for the dataclass
+            settings = _CHAOS.validate_json(json.dumps(data), strict=True) if data else None
         except ValidationError as exc:
             raise _invalid(exc) from None
         if key is not None and sandbox.accounts.get(key) is None:
