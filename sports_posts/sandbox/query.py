@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from itertools import islice
 from typing import Any, Callable, Optional, Union
 
 from ._teams import COUNTRY_CODES
@@ -319,16 +320,21 @@ def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any
     return q
 
 
-@dataclass
 class PostsResult:
     """A page of posts and the pagination object of spec 2.4."""
 
-    items: list[Post]
-    page: int
-    limit: int
-    has_next: bool
-    has_prev: bool
-    total: int
+    def __init__(self, items: list[Post], page: int, limit: int, has_next: bool, count: Callable[[], int]) -> None:
+        self.items = items
+        self.page = page
+        self.limit = limit
+        self.has_next = has_next
+        self.has_prev = page > 1
+        self._count = count
+
+    @property
+    def total(self) -> int:
+        """Every post the query matches (walks them all: for tests, not for answers)."""
+        return self._count()
 
     def pagination(self) -> dict[str, Any]:
         """The pagination object of the answer."""
@@ -415,7 +421,7 @@ def run_posts_query(
     window = q.window if q.mode == "game" else None
 
     def keep(post: Post) -> bool:
-        if post.league not in leagues:
+        if not post.visible_at(now):
             return False
         if team_ids is not None and not any(t.service_id in team_ids for t in post.teams):
             return False
@@ -448,20 +454,25 @@ def run_posts_query(
             return False
         return not (reference is not None and post.sort_key() <= reference.sort_key())
 
-    # visible_posts is oldest first; reversed it is newest first by (created_at, id), and the
-    # stable sorts below keep that order among equal scores: the documented tiebreak.
-    posts = [p for p in reversed(world.visible_posts(now)) if keep(p)]
+    # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
+    floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
+    floor = max(floors) if floors else None
     sort = q.effective_sort
-    if sort == "top":
-        posts.sort(key=lambda p: p.score, reverse=True)
-    elif sort == "trending":
-        def trend(p: Post) -> float:
-            hours = max(0, int((now - p.created_at).total_seconds() // 3600))
-            return round(p.score / (1 + hours / 24), 6)
 
-        posts.sort(key=trend, reverse=True)
+    def ordered() -> Iterator[Post]:
+        if sort == "top":
+            return world.index.top_first(leagues, keep)
+        if sort == "trending":
+            return world.index.trending_first(leagues, keep, now, floor)
+        return world.index.newest_first(leagues, keep, window[1] if window else None, floor)
+
     start = (q.page - 1) * q.limit
-    return PostsResult(
-        items=posts[start:start + q.limit], page=q.page, limit=q.limit,
-        has_next=start + q.limit < len(posts), has_prev=q.page > 1, total=len(posts),
-    )
+    with world.lock:
+        world.sync(now)
+        first = list(islice(ordered(), start + q.limit + 1))
+
+    def count() -> int:
+        with world.lock:
+            return sum(1 for _ in ordered())
+
+    return PostsResult(first[start:start + q.limit], q.page, q.limit, len(first) > start + q.limit, count)

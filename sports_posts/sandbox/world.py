@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
 from ._teams import COUNTRY_CODES, INDIVIDUAL_LEAGUES, LEAGUES, NBA_IDS, TEAM_BLOCKS
+from .index import PostIndex
 
 __all__ = [
     "ID_TYPES",
@@ -398,6 +399,8 @@ class World:
         self.games: list[Game] = []
         self.posts: list[Post] = []
         self._posts_by_id: dict[str, Post] = {}
+        self.index = PostIndex()
+        self._deleted: list[Post] = []
         self._build_games(rng, history_hours)
         self._build_history(rng, posts, history_hours)
         self._live_count = 0
@@ -629,12 +632,19 @@ class World:
             self._add(self._make_post(rng, created, league))
         # A few posts were already deleted before the sandbox started: the compliance list is not empty.
         for post in rng.sample(self.posts, max(1, len(self.posts) // 200)):
-            post.deleted_at = post.created_at + (self.start - post.created_at) * rng.uniform(0.2, 0.9)
+            self._mark_deleted(post, post.created_at + (self.start - post.created_at) * rng.uniform(0.2, 0.9))
 
     def _add(self, post: Post) -> None:
         self.posts.append(post)
         self._posts_by_id[post.id] = post
+        self.index.add(post)
         self._ordered = None
+
+    def _mark_deleted(self, post: Post, at: datetime) -> None:
+        """Delete at ``at``, and list the post once for the compliance list."""
+        if post.deleted_at is None:
+            self._deleted.append(post)
+        post.deleted_at = at
 
     def _in_order(self) -> list[Post]:
         """Every post oldest first, sorted once per change rather than once per request."""
@@ -689,7 +699,7 @@ class World:
         rng = random.Random(f"{self.seed}:delete:{j}")
         candidates = [p for p in self.posts[-500:] if p.visible_at(at)]
         if candidates:
-            rng.choice(candidates).deleted_at = at
+            self._mark_deleted(rng.choice(candidates), at)
 
     def publish(
         self,
@@ -731,10 +741,15 @@ class World:
         with self._lock:
             post = self._posts_by_id[post_id]
             if post.deleted_at is None:
-                post.deleted_at = at or self.sync()
+                self._mark_deleted(post, at or self.sync())
             return post
 
     # -- queries ----------------------------------------------------------------------
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while reading the index: live posts and deletions wait until a page is read."""
+        return self._lock
 
     def get_post(self, post_id: str) -> Optional[Post]:
         """Any post by id, visible or not."""
@@ -744,7 +759,8 @@ class World:
         """Posts GET /posts can return at ``now`` (indexed and not deleted), oldest first."""
         with self._lock:
             now = self.sync(now)
-            return [p for p in self._in_order() if p.visible_at(now) and (league is None or p.league == league)]
+            posts = self._in_order() if league is None else self.index.in_time_order(league)
+            return [p for p in posts if p.visible_at(now)]
 
     def posts_created_between(self, after: datetime, until: datetime) -> list[Post]:
         """Every post (visible or not) created in (after, until], oldest first."""
@@ -758,7 +774,7 @@ class World:
         """Posts deleted by ``now``, in deletion order (the compliance list)."""
         with self._lock:
             now = self.sync(now)
-            deleted = [p for p in self.posts if p.deleted_at is not None and p.deleted_at <= now]
+            deleted = [p for p in self._deleted if p.deleted_at is not None and p.deleted_at <= now]
         deleted.sort(key=lambda p: (p.deleted_at or now, p.id))
         return deleted
 

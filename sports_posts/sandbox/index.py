@@ -1,0 +1,172 @@
+"""The posts of a world indexed by league, time and score, so GET /posts reads a page, not the world.
+
+Every ordering of GET /posts is a lazy stream here that yields matching posts in the exact
+order of the answer; the query takes the first ``page * limit + 1`` of them. The cost of a
+page is then the number of posts looked at before enough matched: it depends on how selective
+the filters are, not on how many posts the world holds.
+
+- ``recent``: each league's posts in time order, merged newest first.
+- ``top``: each league's posts in score order, merged.
+- ``trending`` (``score / (1 + whole_hours_old / 24)``, rounded to 6 places): posts are kept in
+  one-hour buckets per league, each in score order. A bucket's next post cannot score more
+  than its score over the bucket's youngest possible age, and a bucket not yet opened no more
+  than the highest score over its age; a best-first search opens buckets and takes posts only
+  while one could still beat the best post found, and emits a post once nothing unseen can.
+
+Ties break as everywhere in the sandbox: created_at, then id, newest first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Iterator
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Optional
+
+__all__ = ["PostIndex", "trend"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_HOUR = timedelta(hours=1)
+
+
+def trend(score: float, created_at: datetime, now: datetime) -> float:
+    """The trending score of a post at ``now``: its score damped by whole hours of age."""
+    hours = max(0, int((now - created_at).total_seconds() // 3600))
+    return round(score / (1 + hours / 24), 6)
+
+
+class _Sorted:
+    """A list kept sorted by a key computed once per item (``bisect.insort(key=)`` needs 3.10)."""
+
+    __slots__ = ("items", "keys")
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.items: list[Any] = []
+
+    def add(self, key: Any, item: Any) -> None:
+        at = bisect_right(self.keys, key)
+        self.keys.insert(at, key)
+        self.items.insert(at, item)
+
+
+class _Newest:
+    """Orders posts newest first (by created_at, then id) inside a heap that pops the smallest."""
+
+    __slots__ = ("key", "post")
+
+    def __init__(self, post: Any) -> None:
+        self.post = post
+        self.key = post.sort_key()
+
+    def __lt__(self, other: _Newest) -> bool:
+        return bool(self.key > other.key)
+
+
+class PostIndex:
+    """Posts by league: in time order, in score order, and in score order per hour of creation."""
+
+    def __init__(self) -> None:
+        self._time: dict[str, _Sorted] = {}
+        self._score: dict[str, _Sorted] = {}
+        self._hours: dict[str, dict[int, _Sorted]] = {}
+        self.max_score = 0.0
+        self._oldest_hour: Optional[int] = None
+
+    def add(self, post: Any) -> None:
+        """Index a post; its league, created_at and score must not change afterwards."""
+        league = post.league
+        key = post.sort_key()
+        self._time.setdefault(league, _Sorted()).add(key, post)
+        self._score.setdefault(league, _Sorted()).add((post.score, key), post)
+        hour = (post.created_at - _EPOCH) // _HOUR
+        self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
+        self.max_score = max(self.max_score, post.score)
+        self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
+
+    def in_time_order(self, league: str) -> list[Any]:
+        """One league's posts, oldest first (a copy)."""
+        found = self._time.get(league)
+        return list(found.items) if found is not None else []
+
+    def newest_first(
+        self, leagues: Collection[str], keep: Callable[[Any], bool], before: Optional[datetime] = None,
+        floor: Optional[datetime] = None,
+    ) -> Iterator[Any]:
+        """Kept posts of ``leagues``, newest first, created before ``before`` and not before ``floor``."""
+        streams = []
+        for league in leagues:
+            found = self._time.get(league)
+            if found is None:
+                continue
+            end = len(found.items) if before is None else bisect_right(found.keys, (before,))
+            streams.append(_backwards(found.items, end))
+        merged: Iterable[Any] = streams[0] if len(streams) == 1 else heapq.merge(
+            *streams, key=lambda p: p.sort_key(), reverse=True)
+        for post in merged:
+            if floor is not None and post.created_at < floor:
+                return  # every later post is older still
+            if keep(post):
+                yield post
+
+    def top_first(self, leagues: Collection[str], keep: Callable[[Any], bool]) -> Iterator[Any]:
+        """Kept posts of ``leagues`` by score, highest first."""
+        streams = [reversed(self._score[league].items) for league in leagues if league in self._score]
+        merged: Iterable[Any] = heapq.merge(*streams, key=lambda p: (p.score, p.sort_key()), reverse=True)
+        return (p for p in merged if keep(p))
+
+    def trending_first(
+        self, leagues: Collection[str], keep: Callable[[Any], bool], now: datetime, floor: Optional[datetime] = None
+    ) -> Iterator[Any]:
+        """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
+        hours = [self._hours[league] for league in leagues if league in self._hours]
+        if not hours or self._oldest_hour is None:
+            return
+        oldest = self._oldest_hour if floor is None else max(self._oldest_hour, (floor - _EPOCH) // _HOUR)
+        # A post created in hour bucket k is at least this many whole hours old at `now`; one
+        # less, to stay on the safe side of rounding at a bucket's edge.
+        def youngest_age(k: int) -> int:
+            return max(0, (now - _EPOCH - (k + 1) * _HOUR) // _HOUR - 1)
+
+        def bound(score: float, k: int) -> float:
+            return round(score / (1 + youngest_age(k) / 24), 6)
+
+        open_buckets: list[tuple[float, int, int, list[Any], int]] = []  # (-bound, hour, tiebreak, posts, next)
+        found: list[tuple[float, _Newest]] = []  # (-trend, newest first)
+        next_hour = (now - _EPOCH) // _HOUR
+        serial = 0
+        while True:
+            unopened = bound(self.max_score, next_hour) if next_hour >= oldest else -math.inf
+            best_open = -open_buckets[0][0] if open_buckets else -math.inf
+            ceiling = max(unopened, best_open)
+            if found and -found[0][0] > ceiling:
+                yield heapq.heappop(found)[1].post
+                continue
+            if ceiling == -math.inf:
+                while found:
+                    yield heapq.heappop(found)[1].post
+                return
+            if unopened >= best_open:
+                for by_hour in hours:
+                    bucket = by_hour.get(next_hour)
+                    if bucket is not None and bucket.items:
+                        serial += 1
+                        last = len(bucket.items) - 1  # buckets are in score order: read from the end
+                        top = bound(bucket.items[last].score, next_hour)
+                        heapq.heappush(open_buckets, (-top, next_hour, serial, bucket.items, last))
+                next_hour -= 1
+                continue
+            _, k, tie, posts, at = heapq.heappop(open_buckets)
+            post = posts[at]
+            if keep(post):
+                heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
+            if at > 0:
+                heapq.heappush(open_buckets, (-bound(posts[at - 1].score, k), k, tie, posts, at - 1))
+
+
+def _backwards(items: list[Any], end: int) -> Iterator[Any]:
+    """``items[:end]`` from the last to the first, without copying the list."""
+    for i in range(end - 1, -1, -1):
+        yield items[i]
