@@ -29,6 +29,8 @@ __all__ = ["PostIndex", "trend"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HOUR = timedelta(hours=1)
+_SLACK = 1e-6
+"""More than rounding to 6 places can add to a trending score."""
 
 
 def trend(score: float, created_at: datetime, now: datetime) -> float:
@@ -125,25 +127,27 @@ class PostIndex:
         if not hours or self._oldest_hour is None:
             return
         oldest = self._oldest_hour if floor is None else max(self._oldest_hour, (floor - _EPOCH) // _HOUR)
-        # A post created in hour bucket k is at least this many whole hours old at `now`; one
-        # less, to stay on the safe side of rounding at a bucket's edge.
-        def youngest_age(k: int) -> int:
-            return max(0, (now - _EPOCH - (k + 1) * _HOUR) // _HOUR - 1)
+        # A post created in hour bucket k is at least now_hour - k - 1 whole hours old at `now`;
+        # one less again, to stay on the safe side at a bucket's edge. score / damping(k) + _SLACK
+        # then bounds the rounded trend of every post of the bucket with that score or less.
+        now_hour = (now - _EPOCH) // _HOUR
+        damping: dict[int, float] = {}
 
-        def bound(score: float, k: int) -> float:
-            return round(score / (1 + youngest_age(k) / 24), 6)
+        def damp(k: int) -> float:
+            factor = damping.get(k)
+            if factor is None:
+                factor = damping[k] = 1 + max(0, now_hour - k - 2) / 24
+            return factor
 
         open_buckets: list[tuple[float, int, int, list[Any], int]] = []  # (-bound, hour, tiebreak, posts, next)
         found: list[tuple[float, _Newest]] = []  # (-trend, newest first)
-        next_hour = (now - _EPOCH) // _HOUR
-        serial = 0
+        next_hour = now_hour
         while True:
-            unopened = bound(self.max_score, next_hour) if next_hour >= oldest else -math.inf
+            unopened = self.max_score / damp(next_hour) + _SLACK if next_hour >= oldest else -math.inf
             best_open = -open_buckets[0][0] if open_buckets else -math.inf
             ceiling = max(unopened, best_open)
-            if found and -found[0][0] > ceiling:
+            while found and -found[0][0] > ceiling:  # nothing unseen can beat it any more
                 yield heapq.heappop(found)[1].post
-                continue
             if ceiling == -math.inf:
                 while found:
                     yield heapq.heappop(found)[1].post
@@ -152,18 +156,23 @@ class PostIndex:
                 for by_hour in hours:
                     bucket = by_hour.get(next_hour)
                     if bucket is not None and bucket.items:
-                        serial += 1
                         last = len(bucket.items) - 1  # buckets are in score order: read from the end
-                        top = bound(bucket.items[last].score, next_hour)
-                        heapq.heappush(open_buckets, (-top, next_hour, serial, bucket.items, last))
+                        top = bucket.items[last].score / damp(next_hour) + _SLACK
+                        heapq.heappush(open_buckets, (-top, next_hour, id(bucket), bucket.items, last))
                 next_hour -= 1
                 continue
+            # Read the best bucket for as long as its posts could beat every other bucket's next one.
             _, k, tie, posts, at = heapq.heappop(open_buckets)
-            post = posts[at]
-            if keep(post):
-                heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
-            if at > 0:
-                heapq.heappush(open_buckets, (-bound(posts[at - 1].score, k), k, tie, posts, at - 1))
+            factor = damp(k)
+            runner_up = max(unopened, -open_buckets[0][0] if open_buckets else -math.inf)
+            while at >= 0:
+                post = posts[at]
+                if post.score / factor + _SLACK < runner_up:
+                    heapq.heappush(open_buckets, (-(post.score / factor + _SLACK), k, tie, posts, at))
+                    break
+                at -= 1
+                if keep(post):
+                    heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
 
 
 def _backwards(items: list[Any], end: int) -> Iterator[Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from typing import Any, Optional
 
@@ -35,42 +34,13 @@ class Sandbox(SandboxService):
         if self._server is not None:
             return self
         try:
-            import uvicorn
-
-            from ._http import uvicorn_config
+            from ._http import start_server
             from .app import create_app
         except ImportError as exc:  # the optional extra is missing
             raise SportsPostsError(
                 f"the sandbox needs the 'sandbox' extra: pip install 'sports-posts[sandbox]' ({exc})"
             ) from None
-
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted sockets inherit TCP_NODELAY: without it Nagle + delayed ACK add ~40 ms per answer.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((self.host, self._requested_port))
-        self._port = int(sock.getsockname()[1])
-        self._server = uvicorn.Server(uvicorn_config(create_app(self)))
-        started = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            try:
-                self._server.run(sockets=[sock])
-            except BaseException as exc:  # surfaced to start() below
-                failure.append(exc)
-            finally:
-                started.set()
-                sock.close()
-
-        self._thread = threading.Thread(target=run, name=f"sandbox-{self._port}", daemon=True)
-        self._thread.start()
-        while not started.wait(0.005):
-            if self._server.started:
-                break
-        if failure or not self._server.started:
-            self._server = None
-            raise RuntimeError("the sandbox server failed to start") from (failure[0] if failure else None)
+        self._server, self._thread, self._port = start_server(create_app(self), self.host, self._requested_port)
         self.sender.start()
         return self
 

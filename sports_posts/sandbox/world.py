@@ -190,6 +190,7 @@ class Post:
     live: bool = False
     """Created after the sandbox started (scheduled or published), not part of the seeded history."""
     _wire: Optional[dict[str, Any]] = field(default=None, repr=False)
+    _encoded: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def indexed_late(self) -> bool:
@@ -223,6 +224,13 @@ class Post:
     def sort_key(self) -> tuple[datetime, int, str]:
         """created_at, then id (numerically): the tiebreak of every ordering."""
         return (self.created_at, len(self.id), self.id)
+
+    def encoded(self, author_shape: str, dumps: Callable[[Any], bytes]) -> bytes:
+        """:meth:`to_wire` encoded by ``dumps``, once per author shape (posts are read far more than changed)."""
+        found = self._encoded.get(author_shape)
+        if found is None:
+            found = self._encoded[author_shape] = dumps(self.to_wire(author_shape))
+        return found
 
     def to_wire(self, author_shape: str = "both") -> dict[str, Any]:
         """The Post of spec 2.1; ``author_shape`` is flat, nested, both or mixed."""
