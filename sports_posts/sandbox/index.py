@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_right
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional
 
@@ -29,6 +29,7 @@ __all__ = ["PostIndex", "trend"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HOUR = timedelta(hours=1)
+_ALL = "*"
 _SLACK = 1e-6
 """More than rounding to 6 places can add to a trending score."""
 
@@ -79,14 +80,21 @@ class PostIndex:
 
     def add(self, post: Any) -> None:
         """Index a post; its league, created_at and score must not change afterwards."""
-        league = post.league
         key = post.sort_key()
-        self._time.setdefault(league, _Sorted()).add(key, post)
-        self._score.setdefault(league, _Sorted()).add((post.score, key), post)
         hour = (post.created_at - _EPOCH) // _HOUR
-        self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
+        # Each post is filed under its league and under _ALL, which serves the queries of every league
+        # with one stream instead of a merge of sixteen.
+        for league in (post.league, _ALL):
+            self._time.setdefault(league, _Sorted()).add(key, post)
+            self._score.setdefault(league, _Sorted()).add((post.score, key), post)
+            self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
         self.max_score = max(self.max_score, post.score)
         self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
+
+    def _streams(self, leagues: Collection[str]) -> list[str]:
+        """The index keys to read for ``leagues``: _ALL when they cover every league indexed."""
+        indexed = self._time.keys() - {_ALL}
+        return [_ALL] if indexed and indexed <= set(leagues) else [lg for lg in leagues if lg in self._time]
 
     def in_time_order(self, league: str) -> list[Any]:
         """One league's posts, oldest first (a copy)."""
@@ -98,16 +106,11 @@ class PostIndex:
         floor: Optional[datetime] = None,
     ) -> Iterator[Any]:
         """Kept posts of ``leagues``, newest first, created before ``before`` and not before ``floor``."""
-        streams = []
-        for league in leagues:
-            found = self._time.get(league)
-            if found is None:
-                continue
-            end = len(found.items) if before is None else bisect_right(found.keys, (before,))
-            streams.append(_backwards(found.items, end))
-        merged: Iterable[Any] = streams[0] if len(streams) == 1 else heapq.merge(
-            *streams, key=lambda p: p.sort_key(), reverse=True)
-        for post in merged:
+        ends = {}
+        for league in self._streams(leagues):
+            found = self._time[league]
+            ends[league] = len(found.items) if before is None else bisect_right(found.keys, (before,))
+        for post in _merged(self._time, ends):
             if floor is not None and post.created_at < floor:
                 return  # every later post is older still
             if keep(post):
@@ -115,15 +118,14 @@ class PostIndex:
 
     def top_first(self, leagues: Collection[str], keep: Callable[[Any], bool]) -> Iterator[Any]:
         """Kept posts of ``leagues`` by score, highest first."""
-        streams = [reversed(self._score[league].items) for league in leagues if league in self._score]
-        merged: Iterable[Any] = heapq.merge(*streams, key=lambda p: (p.score, p.sort_key()), reverse=True)
-        return (p for p in merged if keep(p))
+        ends = {league: len(self._score[league].items) for league in self._streams(leagues)}
+        return (p for p in _merged(self._score, ends) if keep(p))
 
     def trending_first(
         self, leagues: Collection[str], keep: Callable[[Any], bool], now: datetime, floor: Optional[datetime] = None
     ) -> Iterator[Any]:
         """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
-        hours = [self._hours[league] for league in leagues if league in self._hours]
+        hours = [self._hours[league] for league in self._streams(leagues)]
         if not hours or self._oldest_hour is None:
             return
         oldest = self._oldest_hour if floor is None else max(self._oldest_hour, (floor - _EPOCH) // _HOUR)
@@ -173,6 +175,20 @@ class PostIndex:
                 at -= 1
                 if keep(post):
                     heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
+
+
+def _merged(lists: dict[str, _Sorted], ends: dict[str, int]) -> Iterator[Any]:
+    """The posts of ``lists[league][:end]`` for each league, merged from the largest key down."""
+    if len(ends) == 1:
+        [(league, end)] = ends.items()
+        items = lists[league].items
+        for i in range(end - 1, -1, -1):
+            yield items[i]
+        return
+    # Merging on the keys kept beside the posts (unique: they end in the id) spares a key call per post.
+    streams = [zip(_backwards(lists[lg].keys, end), _backwards(lists[lg].items, end)) for lg, end in ends.items()]
+    for _key, post in heapq.merge(*streams, reverse=True):
+        yield post
 
 
 def _backwards(items: list[Any], end: int) -> Iterator[Any]:
