@@ -23,6 +23,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Collection, Iterator
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Any, Callable, Optional
 
 __all__ = ["PostIndex", "trend"]
@@ -30,13 +31,17 @@ __all__ = ["PostIndex", "trend"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HOUR = timedelta(hours=1)
 _ALL = "*"
-_SLACK = 1e-6
-"""More than rounding to 6 places can add to a trending score."""
 
 
 def trend(score: float, created_at: datetime, now: datetime) -> float:
     """The trending score of a post at ``now``: its score damped by whole hours of age."""
-    hours = max(0, int((now - created_at).total_seconds() // 3600))
+    return _damped(score, max(0, int((now - created_at).total_seconds() // 3600)))
+
+
+@lru_cache(maxsize=8192)
+def _damped(score: float, hours: int) -> float:
+    # Cached: round() to 6 places goes through a decimal conversion, and scores (one decimal
+    # place) and ages (whole hours) take few values.
     return round(score / (1 + hours / 24), 6)
 
 
@@ -129,28 +134,30 @@ class PostIndex:
         if not hours or self._oldest_hour is None:
             return
         oldest = self._oldest_hour if floor is None else max(self._oldest_hour, (floor - _EPOCH) // _HOUR)
-        # A post created in hour bucket k is at least now_hour - k - 1 whole hours old at `now`;
-        # one less again, to stay on the safe side at a bucket's edge. score / damping(k) + _SLACK
-        # then bounds the rounded trend of every post of the bucket with that score or less.
+        # A post created in hour bucket k is at least now_hour - k - 1 whole hours old at `now`, so
+        # round(score / damp(k), 6), the formula of trend() at that age, bounds the trend of every
+        # post of the bucket with that score or less; equal means "could tie".
         now_hour = (now - _EPOCH) // _HOUR
-        damping: dict[int, float] = {}
 
-        def damp(k: int) -> float:
-            factor = damping.get(k)
-            if factor is None:
-                factor = damping[k] = 1 + max(0, now_hour - k - 2) / 24
-            return factor
+        def bound(score: float, k: int) -> float:
+            return _damped(score, max(0, now_hour - k - 1))
 
-        open_buckets: list[tuple[float, int, int, list[Any], int]] = []  # (-bound, hour, tiebreak, posts, next)
+        def wins(best: tuple[float, _Newest], ceiling: float, k: int) -> bool:
+            """Whether the best post found beats every unseen post of hour k and older, bounded by ``ceiling``."""
+            # A tie goes to the newer post: one created after hour k ends is newer than all of them.
+            return -best[0] > ceiling or (-best[0] == ceiling and best[1].post.created_at >= _EPOCH + (k + 1) * _HOUR)
+
+        # (-bound, -hour, tiebreak, posts, next): the highest bound first, the newest hour among equals.
+        open_buckets: list[tuple[float, int, int, list[Any], int]] = []
         found: list[tuple[float, _Newest]] = []  # (-trend, newest first)
         next_hour = now_hour
         while True:
-            unopened = self.max_score / damp(next_hour) + _SLACK if next_hour >= oldest else -math.inf
-            best_open = -open_buckets[0][0] if open_buckets else -math.inf
-            ceiling = max(unopened, best_open)
-            while found and -found[0][0] > ceiling:  # nothing unseen can beat it any more
+            unopened = bound(self.max_score, next_hour) if next_hour >= oldest else -math.inf
+            while found and wins(found[0], unopened, next_hour) and (
+                    not open_buckets or wins(found[0], -open_buckets[0][0], -open_buckets[0][1])):
                 yield heapq.heappop(found)[1].post
-            if ceiling == -math.inf:
+            best_open = -open_buckets[0][0] if open_buckets else -math.inf
+            if unopened == best_open == -math.inf:
                 while found:
                     yield heapq.heappop(found)[1].post
                 return
@@ -159,18 +166,18 @@ class PostIndex:
                     bucket = by_hour.get(next_hour)
                     if bucket is not None and bucket.items:
                         last = len(bucket.items) - 1  # buckets are in score order: read from the end
-                        top = bucket.items[last].score / damp(next_hour) + _SLACK
-                        heapq.heappush(open_buckets, (-top, next_hour, id(bucket), bucket.items, last))
+                        top = bound(bucket.items[last].score, next_hour)
+                        heapq.heappush(open_buckets, (-top, -next_hour, id(bucket), bucket.items, last))
                 next_hour -= 1
                 continue
             # Read the best bucket for as long as its posts could beat every other bucket's next one.
-            _, k, tie, posts, at = heapq.heappop(open_buckets)
-            factor = damp(k)
+            _, minus_k, tie, posts, at = heapq.heappop(open_buckets)
             runner_up = max(unopened, -open_buckets[0][0] if open_buckets else -math.inf)
             while at >= 0:
                 post = posts[at]
-                if post.score / factor + _SLACK < runner_up:
-                    heapq.heappush(open_buckets, (-(post.score / factor + _SLACK), k, tie, posts, at))
+                limit = bound(post.score, -minus_k)
+                if limit < runner_up:
+                    heapq.heappush(open_buckets, (-limit, minus_k, tie, posts, at))
                     break
                 at -= 1
                 if keep(post):

@@ -183,14 +183,11 @@ class SandboxService:
 
     # -- webhooks ---------------------------------------------------------------------------
 
-    def subscribe(
-        self,
-        url: str,
-        secret: str,
-        **filters: Unpack[SubscriptionFilters],
-    ) -> Subscription:
-        """Register a webhook target with its signing secret and filters (spec 6.4):
-        ``leagues``, ``news_types``, ``news_statuses``, ``news_origins``."""
+    def subscribe(self, url: str, secret: str, **filters: Unpack[SubscriptionFilters]) -> Subscription:
+        """Register a webhook target with its signing secret and filters (spec 6.4).
+
+        Filters: ``leagues``, ``news_types``, ``news_statuses``, ``news_origins``.
+        """
         return self.sender.subscribe(url, secret, **filters)
 
     def unsubscribe(self, subscription_id: str) -> None:
