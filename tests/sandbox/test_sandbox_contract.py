@@ -25,7 +25,8 @@ from sports_posts.sandbox import Sandbox
 from .contract import ERROR_CODES, parameter_schemas
 
 HERE = Path(__file__).parent
-EXAMPLES_PER_OPERATION = 25
+EXAMPLES_PER_OPERATION = 20
+"""About 40 s for the whole run on the 2-core CI machine (10 operations, 2 workers)."""
 SEED = 20261123
 
 
@@ -75,7 +76,8 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subproces
             "--workers", "2", "--no-shrink", "--header", f"Authorization: Bearer {sb.api_key}",
             "--report", "har", "--report-har-path", str(har), "--request-timeout", "10",
         ]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=170, cwd=out,
+        # The timeout guards against a hang only; the examples bound the run's length.
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=out,
                                 env={"PATH": "/usr/bin:/bin", "SCHEMATHESIS_TELEMETRY": "false",
                                      "HOME": str(out), "NO_COLOR": "1"})
     yield result, har
