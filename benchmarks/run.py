@@ -31,6 +31,7 @@ from typing import Any, Callable, Optional
 import httpx
 
 from benchmarks._data import page_bytes
+from benchmarks.sandbox_load import bench_sandbox
 
 RESULTS: list[Result] = []
 INFO: list[dict[str, Any]] = []  # figures without a target of their own
@@ -347,6 +348,7 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "signature": bench_signature,
     "dedupe": bench_dedupe,
     "poller": bench_poller,
+    "sandbox": lambda quick: bench_sandbox(quick, record),
 }
 
 

@@ -103,10 +103,12 @@ class Accounts:
                 account.calls = 0
             quota = config.quota
             if quota is not None and account.calls >= quota:
-                # No Retry-After: waiting seconds does not help, and a client honouring it would
-                # sleep until the next month. The message names the reset time instead.
+                # Retry-After says when the quota resets (the document declares it on every 429); the
+                # SDK does not sleep a wait that long, it raises with .retry_after at once.
+                reset = max(1, math.ceil((period_end - now).total_seconds()))
                 raise ApiError(429, "RATE_LIMITED",
-                               f"Monthly quota of {quota} calls used; it resets at {period_end.isoformat()}")
+                               f"Monthly quota of {quota} calls used; it resets at {period_end.isoformat()}",
+                               {"Retry-After": str(reset)})
             account.calls += 1
 
     def reset_usage(self, key: Optional[str] = None) -> None:

@@ -7,39 +7,32 @@ API key: the server binds to 127.0.0.1 only).
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import threading
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional
 
+import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .accounts import Account, billing_period
+from .admin import admin_routes
 from .config import ChaosSettings
 from .errors import ApiError, error_body
 from .ids import ids_response
-from .query import parse_datetime, parse_posts_query, run_posts_query
+from .query import parse_posts_query, run_posts_query, single_values
+from .service import SandboxService
 from .world import isoformat
-
-if TYPE_CHECKING:
-    from .server import Sandbox
 
 __all__ = ["DEPRECATED_ROUTES", "ChaosMiddleware", "create_app"]
 
 DEPRECATED_ROUTES = ("leagues", "teams", "players", "nearby", "games", "trending")
 """The per-mode routes ``/posts/<mode>`` that answer 410 (spec 4.1, 9)."""
-
-_ADMIN_POST_FIELDS = frozenset({
-    "league", "text", "index_delay", "created_at", "teams", "score", "highlight",
-    "like_count", "retweet_count", "reply_count", "quote_count",
-})
-"""What POST /_sandbox/posts may set."""
 
 _PROXY_PAGE = (
     "<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n"
@@ -53,7 +46,12 @@ _PORTAL_PAGE = (
 
 
 def _json(status: int, body: Any, headers: Optional[dict[str, str]] = None) -> Response:
-    return JSONResponse(body, status_code=status, headers=headers)
+    # orjson (the sandbox extra): the standard library's encoder cost more than the rest of a request.
+    return _bytes(status, orjson.dumps(body), headers)
+
+
+def _bytes(status: int, body: bytes, headers: Optional[dict[str, str]] = None) -> Response:
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
 def _error(exc: ApiError) -> Response:
@@ -102,7 +100,7 @@ def _drop(send: Send) -> bool:
 class ChaosMiddleware:
     """Raw ASGI middleware that injects the failures of ``ChaosSettings`` on /v1 routes."""
 
-    def __init__(self, app: ASGIApp, sandbox: Sandbox) -> None:
+    def __init__(self, app: ASGIApp, sandbox: SandboxService) -> None:
         self.app = app
         self.sandbox = sandbox
         self.chaos = _Chaos(sandbox.seed)
@@ -144,13 +142,13 @@ class ChaosMiddleware:
             if not _drop(send):
                 raise ConnectionAbortedError("chaos: dropped connection")
         elif outcome == "429":
-            body = json.dumps(error_body("RATE_LIMITED", "Too many requests (sandbox chaos)")).encode()
+            body = orjson.dumps(error_body("RATE_LIMITED", "Too many requests (sandbox chaos)"))
             await _send_raw(send, 429, body, "application/json", retry_after)
         elif outcome == "500":
-            body = json.dumps(error_body("INTERNAL_ERROR", "Internal error (sandbox chaos)")).encode()
+            body = orjson.dumps(error_body("INTERNAL_ERROR", "Internal error (sandbox chaos)"))
             await _send_raw(send, 500, body, "application/json")
         elif outcome == "503":
-            body = json.dumps(error_body("SERVICE_UNAVAILABLE", "Service unavailable (sandbox chaos)")).encode()
+            body = orjson.dumps(error_body("SERVICE_UNAVAILABLE", "Service unavailable (sandbox chaos)"))
             await _send_raw(send, 503, body, "application/json", retry_after)
         elif outcome in ("502", "504"):
             reason = "Bad Gateway" if outcome == "502" else "Gateway Time-out"
@@ -173,7 +171,7 @@ class ChaosMiddleware:
             await _send_raw(send, int(start["status"]), body[: max(1, len(body) // 2)], "application/json")
 
 
-def create_app(sandbox: Sandbox) -> ASGIApp:
+def create_app(sandbox: SandboxService) -> ASGIApp:
     """The ASGI application of one sandbox."""
     accounts = sandbox.accounts
     world = sandbox.world
@@ -207,11 +205,13 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
 
     @guarded("posts")
     async def posts(request: Request, account: Account) -> Response:
-        query = parse_posts_query(dict(request.query_params), world.leagues)
+        query = parse_posts_query(single_values(request.query_params.multi_items()), world.leagues)
         now = sandbox.now()
         result = run_posts_query(world, query, now, allowed(account))
+        # Each post is encoded once per author shape and kept: a page is a join of cached bytes.
         shape = sandbox.author_shape
-        return _json(200, {"pagination": result.pagination(), "items": [p.to_wire(shape) for p in result.items]})
+        items = b",".join(p.encoded(shape, orjson.dumps) for p in result.items)
+        return _bytes(200, b'{"pagination":' + orjson.dumps(result.pagination()) + b',"items":[' + items + b"]}")
 
     @guarded(counted=False)
     async def deprecated(request: Request, account: Account) -> Response:
@@ -238,111 +238,12 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
 
     @guarded("ids")
     async def ids(request: Request, account: Account) -> Response:
-        return _json(200, ids_response(world, dict(request.query_params), sandbox.now(), allowed(account)))
+        return _json(200, ids_response(world, single_values(request.query_params.multi_items(), ()), sandbox.now(), allowed(account)))
+
+    document = orjson.dumps(sandbox.openapi())
 
     async def openapi(request: Request) -> Response:
-        return _json(200, sandbox.openapi())
-
-    # -- admin routes ----------------------------------------------------------------
-
-    def admin(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            try:
-                result = await handler(request)
-            except ApiError as exc:
-                return _error(exc)
-            except (ValueError, TypeError, KeyError) as exc:
-                return _json(400, error_body("INVALID_PARAMETER", str(exc).strip("'\"")))
-            if isinstance(result, Response):
-                return result
-            return _json(200, result)
-
-        return endpoint
-
-    async def body_of(request: Request) -> dict[str, Any]:
-        raw = await request.body()
-        if not raw:
-            return {}
-        data = json.loads(raw)
-        if not isinstance(data, dict):
-            raise ValueError("the body must be a JSON object")
-        return data
-
-    @admin
-    async def admin_state(request: Request) -> Any:
-        return sandbox.state()
-
-    @admin
-    async def admin_subscriptions(request: Request) -> Any:
-        if request.method == "GET":
-            return {"items": [s.to_public() for s in sandbox.sender.subscriptions.values()]}
-        data = await body_of(request)
-        sub = sandbox.subscribe(
-            str(data["url"]), str(data["secret"]), leagues=data.get("leagues"),
-            news_types=data.get("news_types"), news_statuses=data.get("news_statuses"),
-            news_origins=data.get("news_origins"),
-        )
-        return _json(201, sub.to_public())
-
-    @admin
-    async def admin_subscription(request: Request) -> Any:
-        sandbox.unsubscribe(request.path_params["sub_id"])
-        return {"ok": True}
-
-    @admin
-    async def admin_events(request: Request) -> Any:
-        data = await body_of(request)
-        event = data.pop("event", "breaking_news")
-        if event == "breaking_news":
-            payload = sandbox.send_breaking_news(**data)
-        elif event == "breaking_news.update":
-            payload = sandbox.send_update(**data)
-        else:
-            raise ValueError(f"unknown event kind {event!r}")
-        return _json(202, payload)
-
-    @admin
-    async def admin_deliveries(request: Request) -> Any:
-        return {"items": [a.to_public() for a in sandbox.deliveries]}
-
-    @admin
-    async def admin_advance(request: Request) -> Any:
-        data = await body_of(request)
-        now = sandbox.advance(float(data.get("seconds", 0)))
-        return {"now": isoformat(now)}
-
-    @admin
-    async def admin_posts(request: Request) -> Any:
-        data = await body_of(request)
-        unknown = set(data) - _ADMIN_POST_FIELDS
-        if unknown:
-            raise ValueError(f"unknown post fields: {', '.join(sorted(unknown))}")
-        if isinstance(data.get("created_at"), str):
-            data["created_at"] = parse_datetime("created_at", data["created_at"])
-        post = sandbox.publish_post(**data)
-        return _json(201, post.to_wire(sandbox.author_shape))
-
-    @admin
-    async def admin_post(request: Request) -> Any:
-        post_id = request.path_params["post_id"]
-        if world.get_post(post_id) is None:
-            raise ApiError(404, "NOT_FOUND", f"No post {post_id}")
-        post = sandbox.delete_post(post_id)
-        return {"ok": True, "id": post.id}
-
-    @admin
-    async def admin_keys(request: Request) -> Any:
-        data = await body_of(request)
-        leagues = data.pop("leagues", None)
-        key = sandbox.add_key(leagues=leagues, **data)
-        return _json(201, {"api_key": key})
-
-    @admin
-    async def admin_chaos(request: Request) -> Any:
-        data = await body_of(request)
-        key = data.pop("key", None)
-        sandbox.set_chaos(ChaosSettings(**data) if data else None, key=key)
-        return {"ok": True}
+        return _bytes(200, document)
 
     routes = [
         Route("/v1/posts", posts, methods=["GET"]),
@@ -352,24 +253,17 @@ def create_app(sandbox: Sandbox) -> ASGIApp:
         Route("/v1/ids", ids, methods=["GET"]),
         Route("/v1/openapi.json", openapi, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
-        Route("/_sandbox/state", admin_state, methods=["GET"]),
-        Route("/_sandbox/subscriptions", admin_subscriptions, methods=["GET", "POST"]),
-        Route("/_sandbox/subscriptions/{sub_id}", admin_subscription, methods=["DELETE"]),
-        Route("/_sandbox/events", admin_events, methods=["POST"]),
-        Route("/_sandbox/deliveries", admin_deliveries, methods=["GET"]),
-        Route("/_sandbox/advance", admin_advance, methods=["POST"]),
-        Route("/_sandbox/posts", admin_posts, methods=["POST"]),
-        Route("/_sandbox/posts/{post_id}", admin_post, methods=["DELETE"]),
-        Route("/_sandbox/keys", admin_keys, methods=["POST"]),
-        Route("/_sandbox/chaos", admin_chaos, methods=["PUT", "POST"]),
+        *admin_routes(sandbox, _json),
     ]
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         if status == 404:
             return _json(404, error_body("NOT_FOUND", f"No route {request.method} {request.url.path}"))
-        if status == 405:
-            return _json(405, error_body("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {request.url.path}"))
+        if status == 405:  # RFC 9110: a 405 lists the methods the path offers
+            allow = getattr(exc, "headers", None) or {}
+            return _json(405, error_body("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {request.url.path}"),
+                         {"Allow": allow.get("Allow", "GET")})
         return _json(status, error_body("INTERNAL_ERROR" if status >= 500 else "INVALID_PARAMETER", "Request failed"))
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})

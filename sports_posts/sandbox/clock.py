@@ -8,10 +8,15 @@ from typing import Callable, Optional
 
 from .._errors import ParameterError
 
-__all__ = ["DEFAULT_START", "Clock", "ManualClock", "SystemClock"]
+__all__ = ["DEFAULT_START", "EARLIEST", "LATEST", "Clock", "ManualClock", "SystemClock"]
 
 DEFAULT_START = datetime(2026, 1, 15, 18, 0, 0, tzinfo=timezone.utc)
 """Where a ``ManualClock`` starts unless told otherwise (a fixed instant keeps seeds reproducible)."""
+EARLIEST = datetime(2011, 1, 1, tzinfo=timezone.utc)
+"""The earliest start: post ids count milliseconds from late 2010, as the platform's do."""
+LATEST = datetime(9999, 1, 1, tzinfo=timezone.utc)
+"""The clock never passes this: every window, billing month and retry schedule computed from
+sandbox time (hours, weeks at most) then stays inside the calendar."""
 
 
 class Clock:
@@ -30,10 +35,17 @@ class Clock:
 
     def advance(self, seconds: float) -> datetime:
         """Move sandbox time forward by ``seconds`` and return the new time."""
-        if seconds < 0:
+        if not seconds >= 0:  # also NaN
             raise ParameterError("the sandbox clock only moves forward")
         with self._lock:
-            self._shift(timedelta(seconds=seconds))
+            try:
+                delta = timedelta(seconds=seconds)
+                beyond = self.now() + delta > LATEST
+            except OverflowError:
+                beyond = True
+            if beyond:
+                raise ParameterError(f"the sandbox clock cannot pass {LATEST.date().isoformat()}")
+            self._shift(delta)
         for listener in list(self._listeners):
             listener()
         return self.now()
@@ -78,6 +90,8 @@ class ManualClock(Clock):
         if start.tzinfo is None:
             start = start.replace(tzinfo=timezone.utc)
         self._now = start.astimezone(timezone.utc)
+        if not EARLIEST <= self._now <= LATEST:
+            raise ParameterError(f"a manual clock starts between {EARLIEST.date()} and {LATEST.date()}")
 
     def now(self) -> datetime:
         return self._now

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Optional
+from typing import Annotated, Optional, Union
+
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import Literal, TypedDict
 
 from .._errors import ParameterError
 
-__all__ = ["BurstLimit", "ChaosSettings", "KeyConfig"]
+__all__ = ["ENDPOINTS", "BurstLimit", "ChaosSettings", "KeyConfig", "KeyOptions"]
+
+ENDPOINTS = ("posts", "account/x-ids", "ids")
+"""The endpoints a plan may include (``KeyConfig.endpoints``); account/information is always free."""
+_FORBID = ConfigDict(extra="forbid")
+"""How pydantic validates these dataclasses in the admin routes' bodies: unknown fields are refused."""
 
 
+@with_config(_FORBID)
 @dataclass(frozen=True)
 class ChaosSettings:
     """Rates (0..1, drawn once per request from a seeded RNG) of failures injected before routing.
@@ -45,6 +54,10 @@ class ChaosSettings:
                     total += value
         if total > 1.0 + 1e-9:
             raise ParameterError("the failure rates of ChaosSettings add up to more than 1")
+        if not 0.0 <= self.slow_seconds <= 60.0:
+            raise ParameterError("slow_seconds must be between 0 and 60")
+        if not 0 <= self.retry_after <= 86400:
+            raise ParameterError("retry_after must be between 0 and 86400 seconds")
 
     @property
     def failure_rates(self) -> list[tuple[str, float]]:
@@ -62,12 +75,31 @@ class ChaosSettings:
         return self.slow_rate > 0 or any(rate > 0 for _name, rate in self.failure_rates)
 
 
+@with_config(_FORBID)
 @dataclass(frozen=True)
 class BurstLimit:
     """At most ``requests`` calls per ``per_seconds`` of sandbox time, else 429 with ``Retry-After``."""
 
     requests: int
     per_seconds: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.requests < 1:
+            raise ParameterError("requests must be 1 or more")
+        if not (0.0 < self.per_seconds <= 86400.0):  # also refuses NaN
+            raise ParameterError("per_seconds must be greater than 0 and at most 86400")
+
+
+class KeyOptions(TypedDict, total=False):
+    """What a new key may set besides its plan (``Sandbox.add_key`` and ``POST /_sandbox/keys``)."""
+
+    active: bool
+    leagues: Union[str, list[str], None]
+    company: str
+    monthly_quota: Optional[Annotated[int, Field(ge=0)]]
+    burst: Optional[BurstLimit]
+    chaos: Optional[ChaosSettings]
+    endpoints: Optional[list[Literal["posts", "account/x-ids", "ids"]]]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Optional
 
 from .errors import ApiError, invalid
+from .query import choice
 from .world import REFERENCE_IDS, World, isoformat
 
 __all__ = ["ENTITIES", "MAX_ITEMS", "ids_response"]
@@ -28,14 +29,13 @@ def ids_response(
     world: World, params: Mapping[str, str], now: datetime, allowed: Optional[frozenset[str]] = None
 ) -> dict[str, Any]:
     """The envelope ``ok``/``count``/``items`` for one entity of one league."""
-    entity = params.get("entity", "").strip().lower()
-    if not entity:
+    if not params.get("entity", "").strip(" "):
         raise invalid("entity", f"required (one of {', '.join(ENTITIES)})")
-    if entity not in ENTITIES:
-        raise invalid("entity", f"unknown entity '{params['entity']}' (known: {', '.join(ENTITIES)})")
-    raw_league = params.get("league", params.get("leagues", "")).strip().upper()
+    entity = choice("entity", params["entity"], ENTITIES)
+    raw_league = params.get("league", params.get("leagues", "")).strip(" ")
     if not raw_league:
         raise invalid("league", "required")
+    raw_league = raw_league.upper() if raw_league.isascii() else raw_league
     allowed = frozenset(world.leagues) if allowed is None else allowed
     if raw_league == "ALL" and entity == "leagues":
         leagues = sorted(allowed)
@@ -91,7 +91,7 @@ def ids_response(
             keys.append(post.id)
 
     if lookup is not None:
-        wanted = lookup.strip()
+        wanted = lookup.strip(" ")
         items = [item for item, key in zip(items, keys) if key.lower() == wanted.lower()]
         if not items:
             raise ApiError(404, "NOT_FOUND", f"No {entity} matched lookup '{wanted}'")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from itertools import islice
 from typing import Any, Callable, Optional, Union
 
 from ._teams import COUNTRY_CODES
@@ -29,6 +30,7 @@ __all__ = [
     "parse_datetime",
     "parse_posts_query",
     "run_posts_query",
+    "single_values",
 ]
 
 LIMIT_DEFAULT = 20
@@ -51,34 +53,50 @@ MEDIA_TYPES: dict[str, frozenset[str]] = {
 """Filter values of both documented forms; synonyms (image/photo, gif/animated_gif) match each other."""
 
 SPORT_ALIASES = {"soccer": "football"}
+_COUNTRIES = frozenset(code.lower() for code in COUNTRY_CODES)
 
 _DATETIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
-    r"(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$"
+    r"(?:([Zz])|([+\- ])(\d{2}):?(\d{2}))?$",
+    re.ASCII,
 )
+_INTEGER = re.compile(r"^ *[+-]?[0-9]+ *$")
+_NUMBER = re.compile(r"^ *[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)? *$")
+"""Numbers as the document's types say (ASCII digits, spaces around): not Python's wider
+``int()``/``float()`` syntax (underscores, other scripts' digits, inf, nan)."""
 
 
 def parse_datetime(parameter: str, raw: str) -> datetime:
     """ISO 8601 date-time; no offset means UTC; a '+' turned into a space by URL decoding is tolerated."""
-    m = _DATETIME.match(raw.strip())
+    m = _DATETIME.match(raw.strip(" "))
     if not m:
         raise invalid(parameter, f"'{raw}' is not an ISO 8601 date-time")
     year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
     second = int(m.group(6) or 0)
     micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
     tz = timezone.utc
-    if m.group(9):
-        sign = -1 if m.group(9) == "-" else 1
-        tz = timezone(sign * timedelta(hours=int(m.group(10)), minutes=int(m.group(11))))
     try:
+        if m.group(9):
+            sign = -1 if m.group(9) == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(m.group(10)), minutes=int(m.group(11))))
         return datetime(year, month, day, hour, minute, second, micro, tzinfo=tz).astimezone(timezone.utc)
-    except ValueError as exc:
+    except ValueError as exc:  # a day, hour or offset out of range
         raise invalid(parameter, f"'{raw}' is not a valid date-time ({exc})") from None
+    except OverflowError:  # an offset that moves the first or last instant out of the calendar
+        raise invalid(parameter, f"'{raw}' in UTC falls outside the calendar (years 1 to 9999)") from None
+
+
+def shifted(parameter: str, value: datetime, delta: timedelta) -> datetime:
+    """``value + delta``, or 400 naming ``parameter`` when that leaves the calendar (years 1 to 9999)."""
+    try:
+        return value + delta
+    except OverflowError:
+        raise invalid(parameter, "its window runs past the limits of the calendar (years 1 to 9999)") from None
 
 
 def parse_bool(parameter: str, raw: str) -> bool:
     """true/false (also 1/0, yes/no), case-insensitive."""
-    value = raw.strip().lower()
+    value = raw.strip(" ").lower()
     if value in ("true", "1", "yes"):
         return True
     if value in ("false", "0", "no"):
@@ -87,34 +105,71 @@ def parse_bool(parameter: str, raw: str) -> bool:
 
 
 def _number(parameter: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise invalid(parameter, f"'{raw}' is not a number") from None
+    value = float(raw) if _NUMBER.match(raw) else math.nan
     if math.isnan(value) or math.isinf(value):
         raise invalid(parameter, f"'{raw}' is not a finite number")
     return value
 
 
 def _integer(parameter: str, raw: str) -> int:
-    try:
-        return int(raw.strip())
-    except ValueError:
-        raise invalid(parameter, f"'{raw}' is not an integer") from None
+    if not _INTEGER.match(raw):
+        raise invalid(parameter, f"'{raw}' is not an integer")
+    return int(raw)
 
 
-def _csv(parameter: str, raw: str) -> list[str]:
-    values = [v.strip() for v in raw.split(",") if v.strip()]
-    if not values:
-        raise invalid(parameter, "must not be empty")
+def _csv(parameter: str, raw: str, at_most: Optional[int] = None, what: str = "values") -> list[str]:
+    """Comma-separated values, spaces around each ignored; none may be empty."""
+    values = [v.strip(" ") for v in raw.split(",")]
+    if not all(values):
+        raise invalid(parameter, "must not be empty" if len(values) == 1 else "has an empty value between commas")
+    if at_most is not None and len(values) > at_most:
+        raise invalid(parameter, f"at most {at_most} {what} per request, got {len(values)}")
     return values
+
+
+def choice(parameter: str, raw: str, choices: Collection[str], known: str = "") -> str:
+    """``raw`` lower-cased if it is one of ``choices``; else 400 listing them (or ``known``)."""
+    value = raw.strip(" ").lower()
+    # Only ASCII folds to the documented forms: 'ſ'.upper() is 'S', which the document would reject.
+    if not value.isascii() or value not in choices:
+        raise invalid(parameter, f"'{raw}' is not one of {known or ', '.join(choices)}")
+    return value
+
+
+_Range = tuple[Callable[[str, str], Any], Callable[[Any], bool], str]
+_RANGES: dict[str, _Range] = {
+    "lat": (_number, lambda v: -90.0 <= v <= 90.0, "must be between -90 and 90"),
+    "lng": (_number, lambda v: -180.0 <= v <= 180.0, "must be between -180 and 180"),
+    "radius_km": (_number, lambda v: 0.0 < v <= RADIUS_MAX, f"must be greater than 0 and at most {RADIUS_MAX:g}"),
+    "min_score": (_number, lambda v: 0.0 <= v <= 9.0, "must be between 0 and 9"),
+    "min_duration": (_integer, lambda v: v >= 0, "must be a non-negative number of milliseconds"),
+    "limit": (_integer, lambda v: 1 <= v <= LIMIT_MAX, f"must be between 1 and {LIMIT_MAX}"),
+    "page": (_integer, lambda v: v >= 1, "must be 1 or greater"),
+}
+"""The numeric parameters: how each parses and the range it must fall in."""
+
+LIST_PARAMETERS = frozenset({"leagues", "league", "sports", "teams", "players", "media_type"})
+"""Comma-separated parameters: given more than once, their values combine as if comma-joined."""
+
+
+def single_values(items: Iterable[tuple[str, str]], lists: Collection[str] = LIST_PARAMETERS) -> dict[str, str]:
+    """The query as one value per name: repeats of a list parameter join with commas, others are 400."""
+    merged: dict[str, str] = {}
+    for name, value in items:
+        if name not in merged:
+            merged[name] = value
+        elif name in lists:
+            merged[name] = f"{merged[name]},{value}"
+        else:
+            raise invalid(name, "given more than once (only comma-separated list parameters may repeat)")
+    return merged
 
 
 def parse_leagues(parameter: str, raw: str, known: Mapping[str, Any]) -> frozenset[str]:
     """Comma-separated league codes or ALL, case-insensitive."""
     codes: set[str] = set()
     for value in _csv(parameter, raw):
-        code = value.upper()
+        code = value.upper() if value.isascii() else value
         if code == "ALL":
             codes.update(known)
         elif code in known:
@@ -128,7 +183,8 @@ def parse_sports(raw: str) -> frozenset[str]:
     """Comma-separated parent sports, case-insensitive, soccer an alias of football; returns league codes."""
     codes: set[str] = set()
     for value in _csv("sports", raw):
-        sport = SPORT_ALIASES.get(value.lower(), value.lower())
+        word = value.lower() if value.isascii() else value
+        sport = SPORT_ALIASES.get(word, word)
         if sport not in SPORTS:
             raise invalid("sports", f"unknown sport '{value}' (known: {', '.join(SPORTS)}, soccer)")
         codes.update(SPORTS[sport])
@@ -164,6 +220,8 @@ class PostsQuery:
     limit: int = LIMIT_DEFAULT
     page: int = 1
     all_leagues: bool = False
+    window: Optional[tuple[datetime, datetime]] = None
+    """The game mode's created_at window [start, end): pregame included if asked."""
 
     @property
     def effective_sort(self) -> str:
@@ -173,16 +231,13 @@ class PostsQuery:
         return "trending" if self.mode in ("trending", "league") else "recent"
 
 
-def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any]) -> PostsQuery:
-    """Validate every parameter of spec 4.1 and infer the mode; raises 400 INVALID_PARAMETER."""
-    p = dict(params.items())
-    q = PostsQuery(mode="trending")
-
+def _parse_selection(p: Mapping[str, str], q: PostsQuery, known_leagues: Mapping[str, Any]) -> None:
+    """leagues/league/sports, teams/players with id_type, match with start_time."""
     leagues: Optional[frozenset[str]] = None
     for name in ("leagues", "league"):
         if name in p:
             parsed = parse_leagues(name, p[name], known_leagues)
-            q.all_leagues = q.all_leagues or "ALL" in (v.strip().upper() for v in p[name].split(","))
+            q.all_leagues = q.all_leagues or "ALL" in (v.strip(" ").upper() for v in p[name].split(","))
             leagues = parsed if leagues is None else leagues | parsed
     if "sports" in p:
         by_sport = parse_sports(p["sports"])
@@ -190,27 +245,17 @@ def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any
     q.leagues = leagues
 
     if "id_type" in p:
-        id_type = p["id_type"].strip().lower()
-        if id_type not in ID_TYPES:
-            raise invalid("id_type", f"unknown id system '{p['id_type']}' (known: {', '.join(ID_TYPES)})")
-        q.id_type = id_type
-    if "teams" in p:
-        q.teams = _csv("teams", p["teams"])
-        if len(q.teams) > MAX_TEAMS:
-            raise invalid("teams", f"at most {MAX_TEAMS} team ids per request, got {len(q.teams)}")
-        if q.id_type is None:
-            raise invalid("id_type", "required when teams is given")
-    if "players" in p:
-        q.players = _csv("players", p["players"])
-        if len(q.players) > MAX_PLAYERS:
-            raise invalid("players", f"at most {MAX_PLAYERS} player ids per request, got {len(q.players)}")
-        if q.id_type is None:
-            raise invalid("id_type", "required when players is given")
+        q.id_type = choice("id_type", p["id_type"], ID_TYPES)
+    for name, at_most in (("teams", MAX_TEAMS), ("players", MAX_PLAYERS)):
+        if name in p:
+            setattr(q, name, _csv(name, p[name], at_most, f"{name[:-1]} ids"))
+            if q.id_type is None:
+                raise invalid("id_type", f"required when {name} is given")
 
     if "start_time" in p:
         q.start_time = parse_datetime("start_time", p["start_time"])
     if "match" in p:
-        ids = [v.strip() for v in p["match"].split(",")]
+        ids = [v.strip(" ") for v in p["match"].split(",")]
         if len(ids) != 2 or not all(ids):
             raise invalid("match", "must be exactly two team ids: teamA,teamB")
         q.match = (ids[0], ids[1])
@@ -218,70 +263,47 @@ def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any
             raise invalid("start_time", "required when match is given")
     if "include_pregame" in p:
         q.include_pregame = parse_bool("include_pregame", p["include_pregame"])
+    if q.match is not None and q.start_time is not None:
+        first = shifted("start_time", q.start_time, -PREGAME) if q.include_pregame else q.start_time
+        q.window = (first, shifted("start_time", q.start_time, GAME_LENGTH))
 
-    if "lat" in p:
-        q.lat = _number("lat", p["lat"])
-        if not -90.0 <= q.lat <= 90.0:
-            raise invalid("lat", "must be between -90 and 90")
-    if "lng" in p:
-        q.lng = _number("lng", p["lng"])
-        if not -180.0 <= q.lng <= 180.0:
-            raise invalid("lng", "must be between -180 and 180")
+
+def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any]) -> PostsQuery:
+    """Validate every parameter of spec 4.1 and infer the mode; raises 400 INVALID_PARAMETER."""
+    p = dict(params.items())
+    q = PostsQuery(mode="trending")
+    _parse_selection(p, q, known_leagues)
+
+    for name, (parse, in_range, rule) in _RANGES.items():
+        if name in p:
+            value = parse(name, p[name])
+            if not in_range(value):
+                raise invalid(name, rule)
+            setattr(q, name, value)
     if (q.lat is None) != (q.lng is None):
         raise invalid("lng" if q.lng is None else "lat", "lat and lng must be given together")
-    if "radius_km" in p:
-        q.radius_km = _number("radius_km", p["radius_km"])
-        if not 0.0 < q.radius_km <= RADIUS_MAX:
-            raise invalid("radius_km", f"must be greater than 0 and at most {RADIUS_MAX:g}")
 
     if "media_type" in p:
         kinds: set[str] = set()
         for value in _csv("media_type", p["media_type"]):
-            if value.lower() not in MEDIA_TYPES:
-                raise invalid("media_type", f"unknown media type '{value}' (known: {', '.join(MEDIA_TYPES)})")
-            kinds |= MEDIA_TYPES[value.lower()]
+            kinds |= MEDIA_TYPES[choice("media_type", value, MEDIA_TYPES)]
         q.media_type = frozenset(kinds)
     if "aspect_ratio" in p:
-        ratio = p["aspect_ratio"].strip().lower()
-        if ratio not in ASPECT_RATIOS:
-            raise invalid("aspect_ratio", f"must be one of {', '.join(ASPECT_RATIOS)}")
-        q.aspect_ratio = ratio
-    if "min_score" in p:
-        q.min_score = _number("min_score", p["min_score"])
-        if not 0.0 <= q.min_score <= 9.0:
-            raise invalid("min_score", "must be between 0 and 9")
-    if "min_duration" in p:
-        q.min_duration = _integer("min_duration", p["min_duration"])
-        if q.min_duration < 0:
-            raise invalid("min_duration", "must be a non-negative number of milliseconds")
+        q.aspect_ratio = choice("aspect_ratio", p["aspect_ratio"], ASPECT_RATIOS)
     for flag in ("highlight", "has_player", "custom_sources"):
         if flag in p:
             setattr(q, flag, parse_bool(flag, p[flag]))
     if "user_location" in p:
-        code = p["user_location"].strip().upper()
-        if code not in COUNTRY_CODES:
-            raise invalid("user_location", f"'{p['user_location']}' is not an ISO 3166-1 alpha-2 country code")
-        q.user_location = code
-
+        q.user_location = choice("user_location", p["user_location"], _COUNTRIES,
+                                  "an ISO 3166-1 alpha-2 country code").upper()
     if "sort" in p:
-        sort = p["sort"].strip().lower()
-        if sort not in SORTS:
-            raise invalid("sort", f"must be one of {', '.join(SORTS)}")
-        q.sort = sort
+        q.sort = choice("sort", p["sort"], SORTS)
     if "since" in p:
         q.since = parse_datetime("since", p["since"])
     if "since_id" in p:
-        q.since_id = p["since_id"].strip()
+        q.since_id = p["since_id"].strip(" ")
         if not q.since_id:
             raise invalid("since_id", "must not be empty")
-    if "limit" in p:
-        q.limit = _integer("limit", p["limit"])
-        if not 1 <= q.limit <= LIMIT_MAX:
-            raise invalid("limit", f"must be between 1 and {LIMIT_MAX}")
-    if "page" in p:
-        q.page = _integer("page", p["page"])
-        if q.page < 1:
-            raise invalid("page", "must be 1 or greater")
 
     if q.teams is not None:
         q.mode = "team"
@@ -298,16 +320,21 @@ def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any
     return q
 
 
-@dataclass
 class PostsResult:
     """A page of posts and the pagination object of spec 2.4."""
 
-    items: list[Post]
-    page: int
-    limit: int
-    has_next: bool
-    has_prev: bool
-    total: int
+    def __init__(self, items: list[Post], page: int, limit: int, has_next: bool, count: Callable[[], int]) -> None:
+        self.items = items
+        self.page = page
+        self.limit = limit
+        self.has_next = has_next
+        self.has_prev = page > 1
+        self._count = count
+
+    @property
+    def total(self) -> int:
+        """Every post the query matches (walks them all: for tests, not for answers)."""
+        return self._count()
 
     def pagination(self) -> dict[str, Any]:
         """The pagination object of the answer."""
@@ -391,12 +418,10 @@ def run_posts_query(
 
     team_ids = {t.service_id for t in teams} if teams is not None else None
     player_ids = {p.service_id for p in players} if players is not None else None
-    window: Optional[tuple[datetime, datetime]] = None
-    if q.mode == "game" and q.start_time is not None:
-        window = (q.start_time - PREGAME if q.include_pregame else q.start_time, q.start_time + GAME_LENGTH)
+    window = q.window if q.mode == "game" else None
 
     def keep(post: Post) -> bool:
-        if post.league not in leagues:
+        if not post.visible_at(now):
             return False
         if team_ids is not None and not any(t.service_id in team_ids for t in post.teams):
             return False
@@ -429,20 +454,25 @@ def run_posts_query(
             return False
         return not (reference is not None and post.sort_key() <= reference.sort_key())
 
-    # visible_posts is oldest first; reversed it is newest first by (created_at, id), and the
-    # stable sorts below keep that order among equal scores: the documented tiebreak.
-    posts = [p for p in reversed(world.visible_posts(now)) if keep(p)]
+    # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
+    floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
+    floor = max(floors) if floors else None
     sort = q.effective_sort
-    if sort == "top":
-        posts.sort(key=lambda p: p.score, reverse=True)
-    elif sort == "trending":
-        def trend(p: Post) -> float:
-            hours = max(0, int((now - p.created_at).total_seconds() // 3600))
-            return round(p.score / (1 + hours / 24), 6)
 
-        posts.sort(key=trend, reverse=True)
+    def ordered() -> Iterator[Post]:
+        if sort == "top":
+            return world.index.top_first(leagues, keep)
+        if sort == "trending":
+            return world.index.trending_first(leagues, keep, now, floor)
+        return world.index.newest_first(leagues, keep, window[1] if window else None, floor)
+
     start = (q.page - 1) * q.limit
-    return PostsResult(
-        items=posts[start:start + q.limit], page=q.page, limit=q.limit,
-        has_next=start + q.limit < len(posts), has_prev=q.page > 1, total=len(posts),
-    )
+    with world.lock:
+        world.sync(now)
+        first = list(islice(ordered(), start + q.limit + 1))
+
+    def count() -> int:
+        with world.lock:
+            return sum(1 for _ in ordered())
+
+    return PostsResult(first[start:start + q.limit], q.page, q.limit, len(first) > start + q.limit, count)

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any, Optional
 
 import httpx
+from typing_extensions import TypedDict, Unpack
 
 from .._errors import ParameterError
 from .clock import Clock
@@ -32,6 +33,7 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "Subscription",
+    "SubscriptionFilters",
     "WebhookSender",
     "sign",
 ]
@@ -43,6 +45,15 @@ BACKOFF_SECONDS = (60.0, 120.0, 240.0, 480.0, 960.0)
 TIMEOUT_SECONDS = 10.0
 
 _STATUS_SYNONYMS = {"confirmed": "verified"}
+
+
+class SubscriptionFilters(TypedDict, total=False):
+    """The four filter groups of spec 6.4; a group left out or empty matches everything."""
+
+    leagues: Optional[Sequence[str]]
+    news_types: Optional[Sequence[str]]
+    news_statuses: Optional[Sequence[str]]
+    news_origins: Optional[Sequence[str]]
 
 
 def sign(body: bytes, secret: str) -> str:
@@ -204,11 +215,7 @@ class WebhookSender:
         self,
         url: str,
         secret: str,
-        *,
-        leagues: Optional[Sequence[str]] = None,
-        news_types: Optional[Sequence[str]] = None,
-        news_statuses: Optional[Sequence[str]] = None,
-        news_origins: Optional[Sequence[str]] = None,
+        **filters: Unpack[SubscriptionFilters],
     ) -> Subscription:
         """Register ``url`` with its signing secret and filters; returns the subscription."""
         if not url.startswith(("http://", "https://")):
@@ -218,9 +225,10 @@ class WebhookSender:
         with self._cond:
             self._counter += 1
             sub = Subscription(
-                id=f"sub_{self._counter:04d}", url=url, secret=secret, leagues=_norm(leagues),
-                news_types=_norm(news_types), news_statuses=_norm(news_statuses, _STATUS_SYNONYMS),
-                news_origins=_norm(news_origins),
+                id=f"sub_{self._counter:04d}", url=url, secret=secret,
+                leagues=_norm(filters.get("leagues")), news_types=_norm(filters.get("news_types")),
+                news_statuses=_norm(filters.get("news_statuses"), _STATUS_SYNONYMS),
+                news_origins=_norm(filters.get("news_origins")),
             )
             self.subscriptions[sub.id] = sub
             return sub
@@ -320,8 +328,12 @@ class WebhookSender:
             else:
                 record.outcome = "retry_scheduled"
                 delay = BACKOFF_SECONDS[min(number - 1, len(BACKOFF_SECONDS) - 1)] * self.time_scale
-                job.next_attempt_at = record.next_attempt_at = record.finished_at + timedelta(seconds=delay)
-                job.state = "pending"
+                try:
+                    job.next_attempt_at = record.next_attempt_at = record.finished_at + timedelta(seconds=delay)
+                    job.state = "pending"
+                except OverflowError:  # a retry scheduled past the calendar's end is never due
+                    record.outcome = job.state = "dead"
+                    record.error = (record.error or "") + " (no retry: it would fall past the calendar's end)"
             self._cond.notify_all()
 
     def _settled(self) -> bool:

@@ -2,38 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import random
-import socket
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from importlib import resources
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
-from .._errors import ParameterError, SportsPostsError
-from .accounts import Accounts
-from .clock import Clock, ManualClock, SystemClock
-from .config import BurstLimit, ChaosSettings, KeyConfig
-from .news import breaking_news_data, update_data
-from .sender import Delivery, DeliveryAttempt, Subscription, WebhookSender
-from .world import Post, Team, World, isoformat
+from .._errors import SportsPostsError
+from .service import AUTHOR_SHAPES, SandboxService
 
 __all__ = ["AUTHOR_SHAPES", "Sandbox"]
 
-AUTHOR_SHAPES = ("flat", "nested", "both", "mixed")
-"""Author forms of spec 2.1: flat fields, the nested object, both in every post, or alternating."""
 
-
-def _leagues(value: Optional[Iterable[str]]) -> Optional[frozenset[str]]:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = value.split(",")
-    return frozenset(v.strip().upper() for v in value if v.strip())
-
-
-class Sandbox:
+class Sandbox(SandboxService):
     """A faithful local emulator of the Sports Posts service, its live data and its webhooks.
 
     ``with Sandbox(seed=7) as sb:`` serves ``sb.base_url`` (ending in ``/v1``) with
@@ -41,62 +19,9 @@ class Sandbox:
     when a test calls [`advance`][sports_posts.sandbox.Sandbox.advance].
     """
 
-    def __init__(
-        self,
-        seed: int = 7,
-        *,
-        plan: str = "paid",
-        leagues: Optional[Iterable[str]] = None,
-        keys: Union[Sequence[KeyConfig], Mapping[str, KeyConfig], None] = None,
-        posts: int = 3000,
-        posts_per_minute: float = 2.0,
-        late_index_rate: float = 0.1,
-        deletions_per_hour: float = 4.0,
-        author_shape: str = "both",
-        time_scale: float = 1.0,
-        webhook_timeout: Optional[float] = None,
-        chaos: Optional[ChaosSettings] = None,
-        burst: Optional[BurstLimit] = None,
-        clock: Union[Clock, str, None] = None,
-        start: Optional[datetime] = None,
-        host: str = "127.0.0.1",
-        port: int = 0,
-    ) -> None:
-        if author_shape not in AUTHOR_SHAPES:
-            raise ParameterError(f"author_shape must be one of {', '.join(AUTHOR_SHAPES)}")
-        if clock is None or clock == "system":
-            self.clock: Clock = SystemClock()
-        elif clock == "manual":
-            self.clock = ManualClock(start)
-        elif isinstance(clock, Clock):
-            self.clock = clock
-        else:
-            raise ParameterError("clock must be 'system', 'manual' or a Clock")
-        self.seed = seed
-        self.author_shape = author_shape
-        self.chaos = chaos
-        self.host = host
-        self._requested_port = port
-        self._rng = random.Random(f"{seed}:news")
-        self.world = World(
-            seed, start=self.clock.now(), posts=posts, posts_per_minute=posts_per_minute,
-            late_index_rate=late_index_rate, deletions_per_hour=deletions_per_hour, now=self.clock.now,
-        )
-        self.accounts = Accounts(seed, burst)
-        self.api_key = self.accounts.add(KeyConfig(plan=plan, leagues=_leagues(leagues)))
-        self.extra_keys: list[str] = []
-        if isinstance(keys, Mapping):
-            for key, config in keys.items():
-                self.extra_keys.append(self.accounts.add(config, key))
-        else:
-            for config in keys or ():
-                self.extra_keys.append(self.accounts.add(config))
-        self.sender = WebhookSender(self.clock, time_scale=time_scale, timeout=webhook_timeout)
-        self._events: dict[str, dict[str, Any]] = {}
-        self._server: Any = None
-        self._thread: Optional[threading.Thread] = None
-        self._port: Optional[int] = None
-        self._openapi: Optional[dict[str, Any]] = None
+    _server: Any = None
+    _thread: Optional[threading.Thread] = None
+    _port: Optional[int] = None
 
     def __repr__(self) -> str:
         state = f"{self.url}" if self._port else "stopped"
@@ -109,45 +34,13 @@ class Sandbox:
         if self._server is not None:
             return self
         try:
-            import uvicorn
-
+            from ._http import start_server
             from .app import create_app
         except ImportError as exc:  # the optional extra is missing
             raise SportsPostsError(
                 f"the sandbox needs the 'sandbox' extra: pip install 'sports-posts[sandbox]' ({exc})"
             ) from None
-
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Accepted sockets inherit TCP_NODELAY: without it Nagle + delayed ACK add ~40 ms per answer.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind((self.host, self._requested_port))
-        self._port = int(sock.getsockname()[1])
-        config = uvicorn.Config(
-            create_app(self), lifespan="off", log_level="warning", access_log=False,
-            http="h11", ws="none", timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        started = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            try:
-                self._server.run(sockets=[sock])
-            except BaseException as exc:  # surfaced to start() below
-                failure.append(exc)
-            finally:
-                started.set()
-                sock.close()
-
-        self._thread = threading.Thread(target=run, name=f"sandbox-{self._port}", daemon=True)
-        self._thread.start()
-        while not started.wait(0.005):
-            if self._server.started:
-                break
-        if failure or not self._server.started:
-            self._server = None
-            raise RuntimeError("the sandbox server failed to start") from (failure[0] if failure else None)
+        self._server, self._thread, self._port = start_server(create_app(self), self.host, self._requested_port)
         self.sender.start()
         return self
 
@@ -196,173 +89,3 @@ class Sandbox:
     def base_url(self) -> str:
         """The service's base URL, ending in ``/v1``."""
         return f"{self.url}/v1"
-
-    # -- time and data --------------------------------------------------------------------
-
-    def now(self) -> datetime:
-        """The sandbox time."""
-        return self.clock.now()
-
-    def advance(self, seconds: float) -> datetime:
-        """Move sandbox time forward: live posts appear, late posts get indexed, retries fall due."""
-        now = self.clock.advance(seconds)
-        self.world.sync(now)
-        return now
-
-    def publish_post(
-        self,
-        league: str = "NFL",
-        *,
-        text: Optional[str] = None,
-        index_delay: float = 0.0,
-        created_at: Optional[datetime] = None,
-        teams: Optional[Sequence[Union[Team, str]]] = None,
-        **fields: Any,
-    ) -> Post:
-        """Add a post now (visible after ``index_delay`` seconds); ``teams`` may be team codes."""
-        resolved: Optional[list[Team]] = None
-        if teams is not None:
-            resolved = [t if isinstance(t, Team) else self.world.team(league, t) for t in teams]
-        return self.world.publish(league=league, text=text, index_delay=index_delay,
-                                  created_at=created_at, teams=resolved, **fields)
-
-    def delete_post(self, post_id: str) -> Post:
-        """Delete a post now: it disappears from GET /posts and appears in /account/x-ids."""
-        return self.world.delete(post_id, self.now())
-
-    def visible_posts(self, league: Optional[str] = None) -> list[Post]:
-        """Posts GET /posts can return now, oldest first."""
-        return self.world.visible_posts(self.now(), league=league)
-
-    # -- keys, usage, chaos -----------------------------------------------------------------
-
-    def add_key(
-        self,
-        plan: str = "paid",
-        *,
-        active: bool = True,
-        leagues: Optional[Iterable[str]] = None,
-        company: str = "Sandbox Sports Media",
-        monthly_quota: Optional[int] = None,
-        burst: Optional[BurstLimit] = None,
-        chaos: Optional[ChaosSettings] = None,
-        endpoints: Optional[Iterable[str]] = None,
-    ) -> str:
-        """Create an API key with its own plan and settings; returns the key."""
-        config = KeyConfig(plan=plan, active=active, leagues=_leagues(leagues), company=company,
-                           monthly_quota=monthly_quota, burst=burst, chaos=chaos,
-                           endpoints=frozenset(endpoints) if endpoints is not None else None)
-        return self.accounts.add(config)
-
-    def update_key(self, key: str, **changes: Any) -> None:
-        """Change a key's plan, ``active``, ``leagues``, quota, burst or chaos."""
-        if "leagues" in changes:
-            changes["leagues"] = _leagues(changes["leagues"])
-        self.accounts.update(key, **changes)
-
-    def calls(self, key: Optional[str] = None) -> int:
-        """Calls counted this billing cycle for ``key`` (default: ``api_key``)."""
-        account = self.accounts.get(key or self.api_key)
-        if account is None:
-            raise KeyError("unknown API key")
-        return account.calls
-
-    def reset_usage(self, key: Optional[str] = None) -> None:
-        """Zero the usage counters of one key or of all keys."""
-        self.accounts.reset_usage(key)
-
-    def set_chaos(self, settings: Optional[ChaosSettings] = None, *, key: Optional[str] = None) -> None:
-        """Set (or clear, with None) chaos globally or for one key."""
-        if key is None:
-            self.chaos = settings
-        else:
-            self.accounts.update(key, chaos=settings)
-
-    # -- webhooks ---------------------------------------------------------------------------
-
-    def subscribe(
-        self,
-        url: str,
-        secret: str,
-        *,
-        leagues: Optional[Sequence[str]] = None,
-        news_types: Optional[Sequence[str]] = None,
-        news_statuses: Optional[Sequence[str]] = None,
-        news_origins: Optional[Sequence[str]] = None,
-    ) -> Subscription:
-        """Register a webhook target with its signing secret and filters (spec 6.4)."""
-        return self.sender.subscribe(url, secret, leagues=leagues, news_types=news_types,
-                                     news_statuses=news_statuses, news_origins=news_origins)
-
-    def unsubscribe(self, subscription_id: str) -> None:
-        """Remove a subscription."""
-        self.sender.unsubscribe(subscription_id)
-
-    def send_breaking_news(self, league: str = "NFL", **options: Any) -> dict[str, Any]:
-        """Publish a news post and send ``breaking_news`` to matching subscriptions; returns the payload.
-
-        Options: news_type, news_status, news_origin, news_attribution, text, alt_sources (a
-        count or a list), event_id.
-        """
-        data, _post = breaking_news_data(self.world, self._rng, league=league, **options)
-        self._events[data["event_id"]] = data
-        jobs = self.sender.emit("breaking_news", data)
-        return self._payload(jobs, "breaking_news", data)
-
-    def send_update(self, event_id: str, whats_new: str = "New details confirmed", **options: Any) -> dict[str, Any]:
-        """Send ``breaking_news.update`` for a story to the subscriptions that got its first event."""
-        original = self._events.get(event_id)
-        if original is None:
-            raise KeyError(f"no breaking_news event {event_id!r} was sent")
-        data, _post = update_data(self.world, self._rng, original, whats_new=whats_new, **options)
-        only = self.sender.event_subscribers.get(event_id, set())
-        jobs = self.sender.emit("breaking_news.update", data, only=only)
-        return self._payload(jobs, "breaking_news.update", data)
-
-    def emit(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions."""
-        jobs = self.sender.emit(event, data)
-        return self._payload(jobs, event, data)
-
-    def _payload(self, jobs: list[Delivery], event: str, data: dict[str, Any]) -> dict[str, Any]:
-        if jobs:
-            return dict(jobs[0].payload)
-        return {"event": event, "sent_at": isoformat(self.now()), "data": data}
-
-    @property
-    def deliveries(self) -> list[DeliveryAttempt]:
-        """The delivery log: one row per attempt, oldest first."""
-        return list(self.sender.log)
-
-    @property
-    def delivery_jobs(self) -> list[Delivery]:
-        """One entry per (event, subscription) with its state: pending, in_flight, delivered or dead."""
-        return list(self.sender.jobs)
-
-    def wait_for_deliveries(self, timeout: float = 10.0) -> None:
-        """Block until no attempt is in flight or due now; raises TimeoutError."""
-        self.sender.wait(timeout)
-
-    def drain_deliveries(self, timeout: float = 10.0) -> None:
-        """Run every delivery to the end (delivered or dead), moving the clock to each retry."""
-        self.sender.drain(timeout)
-
-    # -- description ---------------------------------------------------------------------------
-
-    def openapi(self) -> dict[str, Any]:
-        """The OpenAPI 3.1 description shipped with the package (also served at /v1/openapi.json)."""
-        if self._openapi is None:
-            text = resources.files("sports_posts.sandbox").joinpath("openapi.json").read_text("utf-8")
-            self._openapi = json.loads(text)
-        return self._openapi
-
-    def state(self) -> dict[str, Any]:
-        """A summary for the admin route and the CLI (no secrets)."""
-        now = self.now()
-        return {
-            "now": isoformat(now), "seed": self.seed, "author_shape": self.author_shape,
-            "visible_posts": len(self.world.visible_posts(now)),
-            "deleted_posts": len(self.world.deleted_posts(now)),
-            "subscriptions": len(self.sender.subscriptions),
-            "deliveries": len(self.sender.log),
-        }

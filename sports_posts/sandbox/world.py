@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
 from ._teams import COUNTRY_CODES, INDIVIDUAL_LEAGUES, LEAGUES, NBA_IDS, TEAM_BLOCKS
+from .index import PostIndex
 
 __all__ = [
     "ID_TYPES",
@@ -73,17 +74,21 @@ class League:
     individual: bool
 
 
-class _IdSystems:
-    """``ids()`` for teams and players: the entity's id in each ``id_type`` of spec 4.1."""
+@dataclass(eq=False)
+class _Entity:
+    """What teams and players share: service id, league, an id in each id system, reference columns."""
 
     service_id: int
+    league: str
     code: str
     provider1_guid: str
     provider1_uid: str
     provider2: str
     provider3: str
+    references: dict[str, Optional[str]]
 
     def ids(self) -> dict[str, str]:
+        """The entity's id in each ``id_type`` of spec 4.1."""
         return {
             "code": self.code, "provider1_uid": self.provider1_uid,
             "provider1_guid": self.provider1_guid, "provider2": self.provider2,
@@ -92,12 +97,9 @@ class _IdSystems:
 
 
 @dataclass(eq=False)
-class Team(_IdSystems):
+class Team(_Entity):
     """A real team with its ids in every id system and its reference columns."""
 
-    service_id: int
-    league: str
-    code: str
     location: str
     name: str
     full_name: str
@@ -105,30 +107,15 @@ class Team(_IdSystems):
     division: Optional[str]
     lat: float
     lng: float
-    provider1_guid: str
-    provider1_uid: str
-    provider2: str
-    provider3: str
-    references: dict[str, Optional[str]]
-
 
 
 @dataclass(eq=False)
-class Player(_IdSystems):
+class Player(_Entity):
     """A generated athlete (never a real person) with a UUID as provider1 guid."""
 
-    service_id: int
-    league: str
     name: str
     position: str
     team: Optional[Team]
-    code: str
-    provider1_guid: str
-    provider1_uid: str
-    provider2: str
-    provider3: str
-    references: dict[str, Optional[str]]
-
 
 
 @dataclass(eq=False)
@@ -203,6 +190,7 @@ class Post:
     live: bool = False
     """Created after the sandbox started (scheduled or published), not part of the seeded history."""
     _wire: Optional[dict[str, Any]] = field(default=None, repr=False)
+    _encoded: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def indexed_late(self) -> bool:
@@ -236,6 +224,13 @@ class Post:
     def sort_key(self) -> tuple[datetime, int, str]:
         """created_at, then id (numerically): the tiebreak of every ordering."""
         return (self.created_at, len(self.id), self.id)
+
+    def encoded(self, author_shape: str, dumps: Callable[[Any], bytes]) -> bytes:
+        """``to_wire`` encoded by ``dumps``, once per author shape (posts are read far more than changed)."""
+        found = self._encoded.get(author_shape)
+        if found is None:
+            found = self._encoded[author_shape] = dumps(self.to_wire(author_shape))
+        return found
 
     def to_wire(self, author_shape: str = "both") -> dict[str, Any]:
         """The Post of spec 2.1; ``author_shape`` is flat, nested, both or mixed."""
@@ -412,6 +407,8 @@ class World:
         self.games: list[Game] = []
         self.posts: list[Post] = []
         self._posts_by_id: dict[str, Post] = {}
+        self.index = PostIndex()
+        self._deleted: list[Post] = []
         self._build_games(rng, history_hours)
         self._build_history(rng, posts, history_hours)
         self._live_count = 0
@@ -643,12 +640,19 @@ class World:
             self._add(self._make_post(rng, created, league))
         # A few posts were already deleted before the sandbox started: the compliance list is not empty.
         for post in rng.sample(self.posts, max(1, len(self.posts) // 200)):
-            post.deleted_at = post.created_at + (self.start - post.created_at) * rng.uniform(0.2, 0.9)
+            self._mark_deleted(post, post.created_at + (self.start - post.created_at) * rng.uniform(0.2, 0.9))
 
     def _add(self, post: Post) -> None:
         self.posts.append(post)
         self._posts_by_id[post.id] = post
+        self.index.add(post)
         self._ordered = None
+
+    def _mark_deleted(self, post: Post, at: datetime) -> None:
+        """Delete at ``at``, and list the post once for the compliance list."""
+        if post.deleted_at is None:
+            self._deleted.append(post)
+        post.deleted_at = at
 
     def _in_order(self) -> list[Post]:
         """Every post oldest first, sorted once per change rather than once per request."""
@@ -703,7 +707,7 @@ class World:
         rng = random.Random(f"{self.seed}:delete:{j}")
         candidates = [p for p in self.posts[-500:] if p.visible_at(at)]
         if candidates:
-            rng.choice(candidates).deleted_at = at
+            self._mark_deleted(rng.choice(candidates), at)
 
     def publish(
         self,
@@ -745,10 +749,15 @@ class World:
         with self._lock:
             post = self._posts_by_id[post_id]
             if post.deleted_at is None:
-                post.deleted_at = at or self.sync()
+                self._mark_deleted(post, at or self.sync())
             return post
 
     # -- queries ----------------------------------------------------------------------
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while reading the index: live posts and deletions wait until a page is read."""
+        return self._lock
 
     def get_post(self, post_id: str) -> Optional[Post]:
         """Any post by id, visible or not."""
@@ -758,7 +767,8 @@ class World:
         """Posts GET /posts can return at ``now`` (indexed and not deleted), oldest first."""
         with self._lock:
             now = self.sync(now)
-            return [p for p in self._in_order() if p.visible_at(now) and (league is None or p.league == league)]
+            posts = self._in_order() if league is None else self.index.in_time_order(league)
+            return [p for p in posts if p.visible_at(now)]
 
     def posts_created_between(self, after: datetime, until: datetime) -> list[Post]:
         """Every post (visible or not) created in (after, until], oldest first."""
@@ -772,7 +782,7 @@ class World:
         """Posts deleted by ``now``, in deletion order (the compliance list)."""
         with self._lock:
             now = self.sync(now)
-            deleted = [p for p in self.posts if p.deleted_at is not None and p.deleted_at <= now]
+            deleted = [p for p in self._deleted if p.deleted_at is not None and p.deleted_at <= now]
         deleted.sort(key=lambda p: (p.deleted_at or now, p.id))
         return deleted
 

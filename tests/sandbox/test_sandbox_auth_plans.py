@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from datetime import datetime, timezone
+
 import httpx
 import pytest
 
@@ -70,7 +73,8 @@ def test_free_plan_gets_200_calls_a_month_then_429(fresh: Sandbox) -> None:
             assert c.get("/account/x-ids").status_code == 200
         r = c.get("/posts")
         assert r.status_code == 429 and r.json()["error_code"] == "RATE_LIMITED"
-        assert "Retry-After" not in r.headers  # only the next billing cycle helps
+        reset = datetime(2026, 2, 1, tzinfo=timezone.utc) - fresh.now()
+        assert r.headers["Retry-After"] == str(math.ceil(reset.total_seconds()))  # when the next cycle starts
         assert "2026-02-01" in r.json()["error_message"]
         info = c.get("/account/information").json()
         assert info["company"]["plan"] == "free" and info["usage"]["current_calls"] == 200

@@ -1,0 +1,250 @@
+"""The sandbox under load: its throughput against a bare Starlette endpoint, and its cost against world size.
+
+    python -m benchmarks.sandbox_load            # full: worlds of 1,000 to 100,000 posts
+    python -m benchmarks.sandbox_load --quick    # a smoke check with small worlds
+
+Every server runs in its own process with the sandbox's own uvicorn settings
+(``sports_posts.sandbox._http``): the sandbox, and a Starlette app whose one route answers
+a fixed page (the sandbox's own answer to the first request of the mix). One load generator
+(asyncio, raw HTTP/1.1 over keep-alive loopback connections) sends the same number of
+requests to each, in interleaved rounds; each figure is the best round. Targets: the
+sandbox serves at least 0.5x the bare endpoint's requests per second, and a world 100x
+larger costs at most 1.2x per request. The full run also draws docs/sandbox-cost.svg.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+MIX = (
+    "/v1/posts?leagues=NFL",                      # league mode, trending (the default sort)
+    "/v1/posts?leagues=NBA&sort=recent",           # what a poller asks
+    "/v1/posts?sort=top",                          # every league, by score
+    "/v1/posts",                                   # trending across every league
+    "/v1/posts?leagues=MLB,NHL&highlight=true&sort=recent",
+)
+"""The requests of the load, in turn on every connection (20 posts a page, the default)."""
+KEY = "bench-key"
+CONNECTIONS = 8
+CHART = Path(__file__).resolve().parent.parent / "docs" / "sandbox-cost.svg"
+
+
+@dataclass
+class Plan:
+    """How much to measure: world sizes (the first is the base), requests per round, rounds."""
+
+    sizes: tuple[int, ...]
+    requests: int
+    rounds: int
+    chart: Optional[Path]
+
+
+FULL = Plan(sizes=(1_000, 10_000, 100_000), requests=3_000, rounds=5, chart=CHART)
+QUICK = Plan(sizes=(300, 3_000), requests=300, rounds=2, chart=None)
+
+
+# --------------------------------------------------------------------------- servers
+
+
+def _serve(kind: str, arg: str, port: int) -> None:
+    """A server process: ``sandbox <posts>`` or ``bare <page file>``; runs until killed."""
+    from sports_posts.sandbox import KeyConfig, Sandbox
+    from sports_posts.sandbox._http import start_server
+
+    if kind == "sandbox":
+        Sandbox(seed=7, clock="manual", posts=int(arg), keys={KEY: KeyConfig()}, port=port).serve_forever()
+    else:
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import Response
+        from starlette.routing import Route
+
+        page = Path(arg).read_bytes()
+
+        async def fixed(request: Request) -> Response:
+            return Response(page, media_type="application/json")
+
+        _server, thread, _port = start_server(Starlette(routes=[Route("/v1/posts", fixed)]), "127.0.0.1", port)
+        thread.join()
+
+
+class Server:
+    """One server process on a free loopback port; ``with Server(...) as url:``."""
+
+    def __init__(self, kind: str, arg: str) -> None:
+        from benchmarks.run import free_port
+
+        self.port = free_port()
+        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.sandbox_load", "--serve", kind, arg,
+                                      str(self.port)])
+
+    def __enter__(self) -> Server:
+        from benchmarks.run import wait_port
+
+        wait_port(self.port, self.proc, timeout=600.0)  # a world of 100,000 posts takes a while to build
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+# --------------------------------------------------------------------------- load
+
+
+async def _connection(port: int, paths: list[bytes], count: int, out: list[float]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        for i in range(count):
+            t0 = time.perf_counter()
+            writer.write(paths[i % len(paths)])
+            head = await reader.readuntil(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise RuntimeError(f"unexpected answer: {head[:80]!r}")
+            length = next(int(line.split(b":", 1)[1]) for line in head.lower().split(b"\r\n")
+                          if line.startswith(b"content-length:"))
+            await reader.readexactly(length)
+            out.append(time.perf_counter() - t0)
+    finally:
+        writer.close()
+
+
+def load(port: int, requests: int, paths: tuple[str, ...] = MIX, deadline: float = 120.0) -> float:
+    """Requests per second over ``CONNECTIONS`` keep-alive connections (bounded in count and time)."""
+    raw = [f"GET {p} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {KEY}\r\n\r\n".encode() for p in paths]
+
+    async def run() -> float:
+        latencies: list[float] = []
+        per = max(1, requests // CONNECTIONS)
+        t0 = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(
+            _connection(port, raw[i % len(raw):] + raw[:i % len(raw)], per, latencies) for i in range(CONNECTIONS)
+        )), timeout=deadline)
+        return len(latencies) / (time.perf_counter() - t0)
+
+    return asyncio.run(run())
+
+
+def fetch(port: int, path: str) -> bytes:
+    """One answer's body (the bare endpoint serves the sandbox's own page)."""
+    import httpx
+
+    return httpx.get(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {KEY}"}).content
+
+
+# --------------------------------------------------------------------------- chart
+
+
+def chart(sizes: list[int], cost_us: list[float], bare_us: float) -> str:
+    """An SVG line chart of microseconds per request against world size (log scale), bare as a line."""
+    width, height, left, right, top, bottom = 640, 360, 70, 20, 40, 50
+    top_us = max([*cost_us, bare_us]) * 1.25
+    lo, hi = min(sizes) / 1.5, max(sizes) * 1.5
+
+    def x(size: float) -> float:
+        return left + (width - left - right) * (math.log10(size) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+    def y(us: float) -> float:
+        return height - bottom - (height - top - bottom) * us / top_us
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+             '<rect width="100%" height="100%" fill="white"/>',
+             f'<text x="{width / 2}" y="22" text-anchor="middle" font-size="14">'
+             'Sandbox cost per request against world size</text>',
+             f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>']
+    for i in range(5):
+        us = top_us * i / 4
+        parts.append(f'<text x="{left - 6}" y="{y(us) + 4:.1f}" text-anchor="end">{us:.0f}</text>')
+        parts.append(f'<line x1="{left}" y1="{y(us):.1f}" x2="{width - right}" y2="{y(us):.1f}" stroke="#ddd"/>')
+    for size in sizes:
+        parts.append(f'<text x="{x(size):.1f}" y="{height - bottom + 18}" text-anchor="middle">{size:,}</text>')
+    parts.append(f'<text x="{width / 2}" y="{height - 10}" text-anchor="middle">posts in the world (log scale)</text>')
+    parts.append(f'<text x="16" y="{height / 2}" text-anchor="middle" transform="rotate(-90 16 {height / 2})">'
+                 'µs per request</text>')
+    points = " ".join(f"{x(s):.1f},{y(c):.1f}" for s, c in zip(sizes, cost_us))
+    parts.append(f'<polyline points="{points}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
+    for s, c in zip(sizes, cost_us):
+        parts.append(f'<circle cx="{x(s):.1f}" cy="{y(c):.1f}" r="4" fill="#1f77b4"/>')
+        parts.append(f'<text x="{x(s):.1f}" y="{y(c) - 9:.1f}" text-anchor="middle">{c:.0f}</text>')
+    parts.append(f'<line x1="{left}" y1="{y(bare_us):.1f}" x2="{width - right}" y2="{y(bare_us):.1f}" '
+                 'stroke="#d62728" stroke-dasharray="6 4"/>')
+    parts.append(f'<text x="{width - right - 4}" y="{y(bare_us) - 6:.1f}" text-anchor="end" fill="#d62728">'
+                 f'bare Starlette, fixed page: {bare_us:.0f} µs</text>')
+    parts.append(f'<text x="{left + 10}" y="{top + 14}" fill="#1f77b4">sandbox (GET /posts mix)</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+# --------------------------------------------------------------------------- the benchmark
+
+
+def bench_sandbox(quick: bool, record: Callable[..., None]) -> None:
+    """Record the two targets through ``record(name, value, unit, target, ok, **detail)``."""
+    plan = QUICK if quick else FULL
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "page.json"
+        with ExitStack() as stack:
+            servers = [Server("sandbox", str(size)) for size in plan.sizes]  # their worlds build at once
+            for server in servers:
+                stack.enter_context(server)
+            page.write_bytes(fetch(servers[0].port, MIX[0]))
+            bare = stack.enter_context(Server("bare", str(page)))
+            best = dict.fromkeys(["bare", *map(str, plan.sizes)], 0.0)
+            for server in [bare, *servers]:  # warm up
+                load(server.port, plan.requests // 4)
+            for _ in range(plan.rounds):
+                best["bare"] = max(best["bare"], load(bare.port, plan.requests, MIX[:1]))
+                for size, server in zip(plan.sizes, servers):
+                    best[str(size)] = max(best[str(size)], load(server.port, plan.requests))
+    base, largest = plan.sizes[0], plan.sizes[-1]
+    ratio = best[str(base)] / best["bare"]
+    record(f"sandbox GET /posts mix vs a bare Starlette endpoint answering a fixed page (world of {base:,} posts)",
+           ratio, "x throughput", ">= 0.5", ratio >= 0.5, sandbox_rps=round(best[str(base)]),
+           bare_rps=round(best["bare"]), requests_per_round=plan.requests, rounds=plan.rounds)
+    growth = best[str(base)] / best[str(largest)]
+    record(f"sandbox cost per request, world of {largest:,} vs {base:,} posts ({largest // base}x)",
+           growth, "x", "<= 1.2", growth <= 1.2,
+           requests_per_second={str(s): round(best[str(s)]) for s in plan.sizes})
+    cost = [1e6 / best[str(s)] for s in plan.sizes]
+    svg = chart(list(plan.sizes), cost, 1e6 / best["bare"])
+    if plan.chart is not None:
+        plan.chart.write_text(svg, encoding="utf-8")
+        print(f"        chart: {plan.chart}", flush=True)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small worlds and few requests: a smoke check")
+    parser.add_argument("--serve", nargs=3, metavar=("KIND", "ARG", "PORT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        kind, arg, port = args.serve
+        _serve(kind, arg, int(port))
+        return 0
+    missed: list[str] = []
+
+    def record(name: str, value: float, unit: str, target: str, ok: bool, **detail: Any) -> None:
+        print(f"  [{'ok ' if ok else 'MISS'}] {name}: {value:.3f} {unit} (target {target}) {detail}", flush=True)
+        if not ok:
+            missed.append(name)
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores", flush=True)
+    bench_sandbox(args.quick, record)
+    return 1 if missed and not args.quick else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

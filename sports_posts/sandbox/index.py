@@ -1,0 +1,217 @@
+"""The posts of a world indexed by league, time and score, so GET /posts reads a page, not the world.
+
+Every ordering of GET /posts is a lazy stream here that yields matching posts in the exact
+order of the answer; the query takes the first ``page * limit + 1`` of them. The cost of a
+page is then the number of posts looked at before enough matched: it depends on how selective
+the filters are, not on how many posts the world holds.
+
+- ``recent``: each league's posts in time order, merged newest first.
+- ``top``: each league's posts in score order, merged.
+- ``trending`` (``score / (1 + whole_hours_old / 24)``, rounded to 6 places): posts are kept in
+  one-hour buckets per league, each in score order. A bucket's next post cannot score more
+  than its score over the bucket's youngest possible age, and a bucket not yet opened no more
+  than the highest score over its age; a best-first search opens buckets and takes posts only
+  while one could still beat the best post found, and emits a post once nothing unseen can.
+
+Ties break as everywhere in the sandbox: created_at, then id, newest first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_right
+from collections.abc import Collection, Iterator
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import Any, Callable, Optional
+
+__all__ = ["PostIndex", "trend"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_HOUR = timedelta(hours=1)
+_ALL = "*"
+_SMALL = 400
+"""Up to this many posts in the leagues asked, trending sorts them instead of searching the buckets."""
+
+
+def trend(score: float, created_at: datetime, now: datetime) -> float:
+    """The trending score of a post at ``now``: its score damped by whole hours of age."""
+    return _damped(score, max(0, int((now - created_at).total_seconds() // 3600)))
+
+
+@lru_cache(maxsize=8192)
+def _damped(score: float, hours: int) -> float:
+    # Cached: round() to 6 places goes through a decimal conversion, and scores (one decimal
+    # place) and ages (whole hours) take few values.
+    return round(score / (1 + hours / 24), 6)
+
+
+class _Sorted:
+    """A list kept sorted by a key computed once per item (``bisect.insort(key=)`` needs 3.10)."""
+
+    __slots__ = ("items", "keys")
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.items: list[Any] = []
+
+    def add(self, key: Any, item: Any) -> None:
+        at = bisect_right(self.keys, key)
+        self.keys.insert(at, key)
+        self.items.insert(at, item)
+
+
+class _Newest:
+    """Orders posts newest first (by created_at, then id) inside a heap that pops the smallest."""
+
+    __slots__ = ("key", "post")
+
+    def __init__(self, post: Any) -> None:
+        self.post = post
+        self.key = post.sort_key()
+
+    def __lt__(self, other: _Newest) -> bool:
+        return bool(self.key > other.key)
+
+
+class PostIndex:
+    """Posts by league: in time order, in score order, and in score order per hour of creation."""
+
+    def __init__(self) -> None:
+        self._time: dict[str, _Sorted] = {}
+        self._score: dict[str, _Sorted] = {}
+        self._hours: dict[str, dict[int, _Sorted]] = {}
+        self.max_score = 0.0
+        self._oldest_hour: Optional[int] = None
+
+    def add(self, post: Any) -> None:
+        """Index a post; its league, created_at and score must not change afterwards."""
+        key = post.sort_key()
+        hour = (post.created_at - _EPOCH) // _HOUR
+        # Each post is filed under its league and under _ALL, which serves the queries of every league
+        # with one stream instead of a merge of sixteen.
+        for league in (post.league, _ALL):
+            self._time.setdefault(league, _Sorted()).add(key, post)
+            self._score.setdefault(league, _Sorted()).add((post.score, key), post)
+            self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
+        self.max_score = max(self.max_score, post.score)
+        self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
+
+    def _streams(self, leagues: Collection[str]) -> list[str]:
+        """The index keys to read for ``leagues``: _ALL when they cover every league indexed."""
+        indexed = self._time.keys() - {_ALL}
+        return [_ALL] if indexed and indexed <= set(leagues) else [lg for lg in leagues if lg in self._time]
+
+    def in_time_order(self, league: str) -> list[Any]:
+        """One league's posts, oldest first (a copy)."""
+        found = self._time.get(league)
+        return list(found.items) if found is not None else []
+
+    def newest_first(
+        self, leagues: Collection[str], keep: Callable[[Any], bool], before: Optional[datetime] = None,
+        floor: Optional[datetime] = None,
+    ) -> Iterator[Any]:
+        """Kept posts of ``leagues``, newest first, created before ``before`` and not before ``floor``."""
+        ends = {}
+        for league in self._streams(leagues):
+            found = self._time[league]
+            ends[league] = len(found.items) if before is None else bisect_right(found.keys, (before,))
+        for post in _merged(self._time, ends):
+            if floor is not None and post.created_at < floor:
+                return  # every later post is older still
+            if keep(post):
+                yield post
+
+    def top_first(self, leagues: Collection[str], keep: Callable[[Any], bool]) -> Iterator[Any]:
+        """Kept posts of ``leagues`` by score, highest first."""
+        ends = {league: len(self._score[league].items) for league in self._streams(leagues)}
+        return (p for p in _merged(self._score, ends) if keep(p))
+
+    def trending_first(
+        self, leagues: Collection[str], keep: Callable[[Any], bool], now: datetime, floor: Optional[datetime] = None
+    ) -> Iterator[Any]:
+        """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
+        streams = self._streams(leagues)
+        if sum(len(self._time[league].items) for league in streams) <= _SMALL:
+            # A few hundred posts are sorted faster than searched.
+            kept = [(trend(p.score, p.created_at, now), p.sort_key(), p)
+                    for league in streams for p in self._time[league].items
+                    if (floor is None or p.created_at >= floor) and keep(p)]
+            kept.sort(key=lambda t: (t[0], t[1]), reverse=True)
+            yield from (p for _t, _k, p in kept)
+            return
+        hours = [self._hours[league] for league in streams]
+        if not hours or self._oldest_hour is None:
+            return
+        oldest = self._oldest_hour if floor is None else max(self._oldest_hour, (floor - _EPOCH) // _HOUR)
+        # A post created in hour bucket k is at least now_hour - k - 1 whole hours old at `now`, so
+        # round(score / damp(k), 6), the formula of trend() at that age, bounds the trend of every
+        # post of the bucket with that score or less; equal means "could tie".
+        now_hour = (now - _EPOCH) // _HOUR
+
+        def bound(score: float, k: int) -> float:
+            return _damped(score, max(0, now_hour - k - 1))
+
+        def wins(best: tuple[float, _Newest], ceiling: float, k: int) -> bool:
+            """Whether the best post found beats every unseen post of hour k and older, bounded by ``ceiling``."""
+            # A tie goes to the newer post: one created after hour k ends is newer than all of them.
+            return -best[0] > ceiling or (-best[0] == ceiling and best[1].post.created_at >= _EPOCH + (k + 1) * _HOUR)
+
+        # (-bound, -hour, tiebreak, posts, next): the highest bound first, the newest hour among equals.
+        open_buckets: list[tuple[float, int, int, list[Any], int]] = []
+        found: list[tuple[float, _Newest]] = []  # (-trend, newest first)
+        next_hour = now_hour
+        while True:
+            unopened = bound(self.max_score, next_hour) if next_hour >= oldest else -math.inf
+            while found and wins(found[0], unopened, next_hour) and (
+                    not open_buckets or wins(found[0], -open_buckets[0][0], -open_buckets[0][1])):
+                yield heapq.heappop(found)[1].post
+            best_open = -open_buckets[0][0] if open_buckets else -math.inf
+            if unopened == best_open == -math.inf:
+                while found:
+                    yield heapq.heappop(found)[1].post
+                return
+            if unopened >= best_open:  # open hours until the next could not hold a better post
+                while next_hour >= oldest and bound(self.max_score, next_hour) >= best_open:
+                    for by_hour in hours:
+                        bucket = by_hour.get(next_hour)
+                        if bucket is not None and bucket.items:
+                            last = len(bucket.items) - 1  # buckets are in score order: read from the end
+                            top = bound(bucket.items[last].score, next_hour)
+                            heapq.heappush(open_buckets, (-top, -next_hour, id(bucket), bucket.items, last))
+                            best_open = max(best_open, top)
+                    next_hour -= 1
+                continue
+            # Read the best bucket for as long as its posts could beat every other bucket's next one.
+            _, minus_k, tie, posts, at = heapq.heappop(open_buckets)
+            runner_up = max(unopened, -open_buckets[0][0] if open_buckets else -math.inf)
+            while at >= 0:
+                post = posts[at]
+                limit = bound(post.score, -minus_k)
+                if limit < runner_up:
+                    heapq.heappush(open_buckets, (-limit, minus_k, tie, posts, at))
+                    break
+                at -= 1
+                if keep(post):
+                    heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
+
+
+def _merged(lists: dict[str, _Sorted], ends: dict[str, int]) -> Iterator[Any]:
+    """The posts of ``lists[league][:end]`` for each league, merged from the largest key down."""
+    if len(ends) == 1:
+        [(league, end)] = ends.items()
+        items = lists[league].items
+        for i in range(end - 1, -1, -1):
+            yield items[i]
+        return
+    # Merging on the keys kept beside the posts (unique: they end in the id) spares a key call per post.
+    streams = [zip(_backwards(lists[lg].keys, end), _backwards(lists[lg].items, end)) for lg, end in ends.items()]
+    for _key, post in heapq.merge(*streams, reverse=True):
+        yield post
+
+
+def _backwards(items: list[Any], end: int) -> Iterator[Any]:
+    """``items[:end]`` from the last to the first, without copying the list."""
+    for i in range(end - 1, -1, -1):
+        yield items[i]
