@@ -26,7 +26,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.te
 WAIT = 10.0
 # Odd spacing, key order and escapes: any parse-and-re-serialise step would break the signature.
 ODD_BODY = (
-    '{ "sent_at":"2026-11-21T12:00:01.250Z" ,\n  "event" : "breaking_news", "data": '
+    '{ "sent_at":"' + sample_payload()["sent_at"] + '" ,\n  "event" : "breaking_news", "data": '
     + json.dumps(sample_payload()["data"], indent=3, ensure_ascii=True).replace('"text"', '"te\\u0078t"')
     + "}"
 ).encode()
