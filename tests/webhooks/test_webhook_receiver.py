@@ -438,3 +438,41 @@ def test_a_claim_held_by_a_worker_that_died_lapses_and_a_later_retry_is_processe
         assert receiver.handle(late.body, late.headers).status_code == 202
         assert receiver.wait_idle(WAIT)
     assert [e.delivery_id for e in handler.events] == ["dlv_3"]
+
+
+class ThreadRecordingMemory(MemoryDedupeStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[str] = set()
+
+    def claim(self, key: str) -> bool:
+        self.threads.add(threading.current_thread().name)
+        return super().claim(key)
+
+
+class ThreadRecordingSQLite(SQLiteDedupeStore):
+    threads: set[str]
+
+    def claim(self, key: str) -> bool:
+        self.threads.add(threading.current_thread().name)
+        return super().claim(key)
+
+
+def test_handle_async_claims_on_the_loop_for_the_memory_store_and_in_a_thread_for_sqlite(tmp_path: Path) -> None:
+    memory = ThreadRecordingMemory()
+    sqlite = ThreadRecordingSQLite(tmp_path / "dedupe.db")
+    sqlite.threads = set()
+
+    async def handler(event: WebhookEvent) -> None:
+        pass
+
+    async def scenario() -> None:
+        for store in (memory, sqlite):
+            receiver = WebhookReceiver(SECRET, handler, store=store)
+            request = signed()
+            assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+
+    asyncio.run(scenario())
+    loop_thread = threading.current_thread().name
+    assert memory.threads == {loop_thread}  # awaited natively: no thread hop
+    assert sqlite.threads and loop_thread not in sqlite.threads  # blocking I/O: offloaded
