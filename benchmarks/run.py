@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 
 import httpx
 
+from benchmarks import receiver
 from benchmarks._data import page_bytes
 
 RESULTS: list[Result] = []
@@ -333,6 +334,7 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "signature": bench_signature,
     "dedupe": bench_dedupe,
     "poller": bench_poller,
+    "receiver": lambda quick: receiver.run(quick, sys.modules[__name__]),
 }
 
 

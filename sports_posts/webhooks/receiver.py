@@ -27,12 +27,14 @@ Other answers:
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import logging
+import sys
 import threading
 import time
-from collections.abc import Awaitable, Generator, Iterator
+from collections.abc import Awaitable, Coroutine, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
@@ -99,10 +101,14 @@ class WebhookResponse:
         return iter((self.status_code, self.body))
 
 
-def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+@functools.cache  # a handful of (status, outcome) pairs: encode each once
+def _body(status_code: int, outcome: str) -> bytes:
     ok = 200 <= status_code < 300
-    body = json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
-    return WebhookResponse(status_code, body, _JSON, outcome, event)
+    return json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
+
+
+def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+    return WebhookResponse(status_code, _body(status_code, outcome), _JSON, outcome, event)
 
 
 def _seconds(name: str, value: object, *, below: float) -> float:
@@ -206,6 +212,7 @@ class WebhookReceiver:
         started = time.monotonic()
         response, event = self._verify(body, headers)
         if event is None:
+            assert response is not None
             return response
         key = event.dedupe_key
         try:
@@ -224,6 +231,7 @@ class WebhookReceiver:
         started = time.monotonic()
         response, event = self._verify(body, headers)  # CPU only: no reason to leave the loop
         if event is None:
+            assert response is not None
             return response
         key = event.dedupe_key
         try:
@@ -237,7 +245,7 @@ class WebhookReceiver:
             return await loop.run_in_executor(None, self._enqueue, body, event, key)
         return await self._arun_inline(event, key, started)
 
-    def _verify(self, body: Payload, headers: Headers) -> tuple[WebhookResponse, Optional[WebhookEvent]]:
+    def _verify(self, body: Payload, headers: Headers) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
         """The answer when the request ends here, else the verified event still to be claimed."""
         try:
             event = construct_event(body, headers, self._secret)
@@ -257,7 +265,7 @@ class WebhookReceiver:
         if self.filter is not None and not self.filter.matches(event):
             logger.info("webhook %s (delivery %s) ignored by the filter", event.dedupe_key, event.delivery_id)
             return _response(200, "ignored", event), None
-        return _response(202, "accepted", event), event
+        return None, event
 
     def _claim_steps(self, key: str, started: float) -> _Step:
         """Claim ``key``: ``claimed``, ``duplicate``, or ``in_progress`` after waiting up to
@@ -386,7 +394,9 @@ class WebhookReceiver:
         running: asyncio.Future[bool]
         try:
             if self._is_async:
-                task = loop.create_task(self._run_async(event, key))
+                task = _start_task(loop, self._run_async(event, key))
+                if task.done():  # an eager start ran a handler that never awaited to the end
+                    return self._handled(task.result(), event, key)
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
                 running = task
@@ -582,6 +592,17 @@ class WebhookReceiver:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_EAGER = sys.version_info >= (3, 12)
+
+
+def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
+    """A task that runs at once up to its first real suspension (Python 3.12's eager start),
+    so a handler that never waits answers without a trip through the event loop."""
+    if _EAGER:
+        return asyncio.Task(coro, loop=loop, eager_start=True)
+    return loop.create_task(coro)
 
 
 def _is_async_callable(handler: Any) -> bool:

@@ -23,6 +23,7 @@ __all__ = [
     "Payload",
     "Secret",
     "get_header",
+    "get_headers",
     "sign_payload",
     "verify_signature",
 ]
@@ -212,14 +213,19 @@ def get_header(headers: object, name: str) -> Optional[str]:
     more than once with different values yields ``None`` plus nothing to guess from:
     callers treat it as missing. Never raises on odd input.
     """
-    wanted = name.lower()
-    found: list[str] = []
+    return get_headers(headers, (name,))[0]
+
+
+def get_headers(headers: object, names: Sequence[str]) -> list[Optional[str]]:
+    """:func:`get_header` for several ``names`` in one pass over ``headers``."""
+    wanted = [name.lower() for name in names]
+    found: list[list[str]] = [[] for _ in wanted]
     try:
         items: Iterable[object]
         if isinstance(headers, Mapping):
             items = headers.items()
         elif headers is None or isinstance(headers, (str, bytes)):
-            return None
+            return [None] * len(wanted)
         else:
             items = headers  # type: ignore[assignment]
         for item in items:
@@ -227,16 +233,17 @@ def get_header(headers: object, name: str) -> Optional[str]:
                 continue
             key, value = item
             key_text = _text(key)
-            if key_text is None or key_text.lower() != wanted:
+            if key_text is None:
+                continue
+            key_text = key_text.lower()
+            if key_text not in wanted:
                 continue
             value_text = _text(value)
             if value_text is not None:
-                found.append(value_text)
+                found[wanted.index(key_text)].append(value_text)
     except Exception:  # a customer's exotic mapping must not turn bad input into a 500
-        return None
-    if not found or any(value != found[0] for value in found):
-        return None
-    return found[0]
+        return [None] * len(wanted)
+    return [values[0] if values and all(v == values[0] for v in values) else None for values in found]
 
 
 def _text(value: object) -> Optional[str]:
