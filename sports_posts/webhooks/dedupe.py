@@ -119,8 +119,7 @@ class MemoryDedupeStore:
         self.ttl, self.lease = _check_durations(ttl, lease)
         self._clock = clock
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[str, float]] = {}  # key -> (token or "", expires_at)
-        self._tokens = itertools.count(1)
+        self._entries: dict[str, tuple[str, float]] = {}  # key -> ("p" or "", expires_at)
         self._next_sweep = 0.0
 
     def __repr__(self) -> str:
@@ -129,12 +128,14 @@ class MemoryDedupeStore:
     def claim(self, key: str) -> bool:
         now = self._clock()
         with self._lock:
-            self._sweep(now)
+            if now >= self._next_sweep:
+                self._sweep(now)
             entry = self._entries.get(key)
             if entry is not None and entry[1] > now:
                 return False
-            # A per-store counter is as unique as a uuid inside one process, and no syscall.
-            self._entries[key] = (str(next(self._tokens)), now + self.lease)
+            # "p" marks a claim in flight ("" a done key); release() compares nothing more,
+            # so a per-claim token would cost without protecting anything here.
+            self._entries[key] = ("p", now + self.lease)
             return True
 
     def complete(self, key: str) -> None:
@@ -171,8 +172,6 @@ class MemoryDedupeStore:
         return self.is_complete(key)
 
     def _sweep(self, now: float) -> None:
-        if now < self._next_sweep:
-            return
         self._next_sweep = now + min(self.lease, 60.0)
         for key in [k for k, (_, expires) in self._entries.items() if expires <= now]:
             del self._entries[key]
