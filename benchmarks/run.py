@@ -274,7 +274,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                       f, indent=2)
     missed = [r.name for r in RESULTS if not r.ok]
     print(f"{len(RESULTS) - len(missed)} of {len(RESULTS)} targets met", flush=True)
-    # The quick mode (CI) checks that the benchmarks run; timings on a shared machine are noise.
+    # --quick checks that every benchmark runs; only a full run's figures judge the targets.
     return 1 if missed and not args.quick else 0
 
 
