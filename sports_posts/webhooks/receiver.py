@@ -43,7 +43,7 @@ from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
 from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
-from .errors import ReplayedWebhookError
+from .errors import ReplayedWebhookError, StoreDataLostError
 from .events import (
     DEFAULT_CLOCK_SKEW,
     DEFAULT_TOLERANCE,
@@ -217,8 +217,8 @@ class WebhookReceiver:
         key = event.dedupe_key
         try:
             outcome = self._drive_claim(self._claim_steps(key, started), key)
-        except Exception:
-            return self._store_failed(key, event)
+        except Exception as exc:
+            return self._store_failed(key, event, exc)
         if outcome != "claimed":
             return self._not_claimed(outcome, event)
         if self.inbox is not None:
@@ -236,8 +236,8 @@ class WebhookReceiver:
         key = event.dedupe_key
         try:
             outcome = await self._adrive_claim(self._claim_steps(key, started), key)
-        except Exception:
-            return self._store_failed(key, event)
+        except Exception as exc:
+            return self._store_failed(key, event, exc)
         if outcome != "claimed":
             return self._not_claimed(outcome, event)
         if self.inbox is not None:
@@ -318,9 +318,10 @@ class WebhookReceiver:
             return await getattr(self.store, "a" + operation)(key)
         return await asyncio.get_running_loop().run_in_executor(None, getattr(self.store, operation), key)
 
-    def _store_failed(self, key: str, event: WebhookEvent) -> WebhookResponse:
+    def _store_failed(self, key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:
         logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
-        return _response(503, "store_unavailable", event)
+        lost = isinstance(exc, StoreDataLostError)
+        return _response(503, "store_data_lost" if lost else "store_unavailable", event)
 
     @staticmethod
     def _not_claimed(outcome: str, event: WebhookEvent) -> WebhookResponse:

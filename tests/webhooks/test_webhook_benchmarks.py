@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 
 from benchmarks.dedupe import _dict_and_lock
 from benchmarks.receiver import _requests, chart
-
 from sports_posts.webhooks import WebhookReceiver, construct_event
 from sports_posts.webhooks.receiver import WebhookResponse
 

@@ -52,7 +52,7 @@ def test_flushall_is_detected_and_answered_503_instead_of_processing_again(redis
     redis_client.flushall()
     late = signed(delivery_id="dlv_3")
     response = receiver.handle(late.body, late.headers)
-    assert (response.status_code, response.outcome) == (503, "store_unavailable")
+    assert (response.status_code, response.outcome) == (503, "store_data_lost")
     with pytest.raises(StoreDataLostError, match="acknowledge_data_loss"):
         store.claim(KEY)
     assert len(events) == 1  # not processed a second time
@@ -66,13 +66,13 @@ def test_a_real_restart_without_persistence_is_unavailable_then_lost(server: Red
     receiver, events = _handled_once(store)
     server.kill()
     down = signed(delivery_id="dlv_3")
-    assert receiver.handle(down.body, down.headers).status_code == 503
+    assert receiver.handle(down.body, down.headers).outcome == "store_unavailable"  # a 503
     with pytest.raises(StoreUnavailableError) as info:
         store.claim(KEY)
     assert not isinstance(info.value, redis.RedisError) and isinstance(info.value.__cause__, redis.ConnectionError)
     server.start()  # same port, empty: it kept nothing
     back = signed(delivery_id="dlv_4")
-    assert receiver.handle(back.body, back.headers).status_code == 503
+    assert receiver.handle(back.body, back.headers).outcome == "store_data_lost"  # a 503
     with pytest.raises(StoreDataLostError):
         store.is_complete(KEY)
     assert len(events) == 1
