@@ -177,6 +177,7 @@ class WebhookReceiver:
         self._check_memory_outlives_tolerance()
         self._clock = clock
         self._settled = threading.Condition()
+        self._waiters = 0
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
         self._futures: set[Future[bool]] = set()
@@ -292,7 +293,11 @@ class WebhookReceiver:
                 operation, seconds = steps.send(answer)
                 if operation == "wait":
                     with self._settled:
-                        self._settled.wait(seconds)
+                        self._waiters += 1
+                        try:
+                            self._settled.wait(seconds)
+                        finally:
+                            self._waiters -= 1
                     answer = None
                 else:
                     answer = getattr(self.store, operation)(key)
@@ -352,8 +357,11 @@ class WebhookReceiver:
         return _response(202, "accepted", event)
 
     def _notify_settled(self) -> None:
-        with self._settled:
-            self._settled.notify_all()
+        # Read without the lock: a waiter that starts just after this misses the notice and
+        # polls again within 50 ms, which the usual request (nobody waiting) need not pay for.
+        if self._waiters:
+            with self._settled:
+                self._settled.notify_all()
 
     # -- running the handler before the answer (no inbox) ---------------------------------
 

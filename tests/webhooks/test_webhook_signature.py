@@ -181,3 +181,23 @@ def test_a_64_byte_and_a_65_byte_key_take_their_rfc_2104_branches() -> None:
     for key in (b"k" * 64, b"k" * 65, "\u00e9" * 33):  # the last one is 66 bytes once encoded
         raw = key.encode() if isinstance(key, str) else key
         assert sign_payload(BODY, key) == "sha256=" + hmac.new(raw, BODY, hashlib.sha256).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ([(b"x-service-signature", b"a"), (b"x-other", b"b")], ["a", None]),  # ASGI: dict lookups
+        ([(b"x-service-signature", b"a"), (b"X-Service-Signature", b"b")], [None, None]),  # ambiguous
+        ([(b"x-service-signature", b"a"), (b"x-service-signature", b"a")], ["a", None]),  # repeated, same
+        ([(b"x-service-signature", b"a"), (b"x-service-signature", b"b")], [None, None]),
+        ([(b"X-SERVICE-DELIVERY", b"d"), (b"x-service-signature", b"a")], ["a", "d"]),
+        ([(b"x-service-signature", 7), (b"x-service-delivery", b"\xe9")], [None, "\xe9"]),
+        ([(b"x-service-signature",)], [None, None]),
+    ],
+)
+def test_get_headers_fast_path_keeps_the_rules_of_get_header(headers: Any, expected: list[Any]) -> None:
+    from sports_posts.webhooks.signature import get_header, get_headers
+
+    names = ("X-Service-Signature", "X-Service-Delivery")
+    assert get_headers(headers, names) == expected
+    assert [get_header(headers, name) for name in names] == expected

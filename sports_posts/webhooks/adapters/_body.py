@@ -20,9 +20,9 @@ JSON = "application/json"
 
 def declared_length(value: object) -> Optional[int]:
     """The ``Content-Length`` as an int, or ``None`` when absent or not a length."""
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    if not isinstance(value, str) or not value.strip().isascii() or not value.strip().isdigit():
+    if isinstance(value, str):
+        value = value.strip().encode("latin-1", "replace")
+    if not isinstance(value, bytes) or not value.isdigit():  # bytes.isdigit: ASCII digits only
         return None
     return int(value)
 

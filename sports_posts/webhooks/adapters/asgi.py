@@ -20,6 +20,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 _JSON = [(b"content-type", JSON.encode())]
+_DEFAULT_HEADERS = WebhookResponse(0, b"").headers
 
 
 class WebhookASGIApp:
@@ -86,6 +87,8 @@ def _header(headers: Any, name: bytes) -> Optional[bytes]:
 
 
 def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
+    if response.headers is _DEFAULT_HEADERS:  # every answer of the receiver: encoded once
+        return _JSON
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
 
 
