@@ -133,8 +133,8 @@ def run(quick: bool, bench: ModuleType) -> None:
     levels = [8] if quick else [1, 4, 16, 64]
     # Short interleaved rounds, best of each: a burst from another process spoils one round
     # of one app, not the figure.
-    per_run = 300 if quick else 1000
-    rounds = 1 if quick else 5
+    per_run = 300 if quick else 400
+    rounds = 1 if quick else 9
     time_cap = 10.0 if quick else 20.0
     procs: dict[str, subprocess.Popen[bytes]] = {}
     ports: dict[str, int] = {}
