@@ -135,14 +135,16 @@ def test_a_handler_that_overruns_its_budget_answers_503_and_keeps_its_claim() ->
 
 
 def test_a_handler_that_overruns_under_handle_async_answers_503_too() -> None:
-    release = asyncio.Event()
     done: list[str] = []
+    gates: list[asyncio.Event] = []
 
     async def handler(event: WebhookEvent) -> None:
-        await release.wait()
+        await gates[0].wait()
         done.append(event.dedupe_key)
 
     async def scenario() -> None:
+        release = asyncio.Event()  # made on the running loop (Python 3.9 binds it at creation)
+        gates.append(release)
         receiver = WebhookReceiver(SECRET, handler, handler_timeout=0.01)
         request = signed()
         response = await receiver.handle_async(request.body, request.headers)

@@ -7,7 +7,7 @@ import hmac
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import ParameterError, SignatureVerificationError
@@ -18,6 +18,9 @@ GITHUB_PAYLOAD = "Hello, World!"
 GITHUB_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
 BODY = b'{"event":"breaking_news","data":{"id":"1"}}'
 SECRET = "s3cret"
+
+# A shared CI machine can be slow: no per-example deadline, no "too slow" health check.
+LOADED_MACHINE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_githubs_published_example_verifies() -> None:
@@ -137,6 +140,7 @@ def test_errors_never_contain_the_secret() -> None:
         assert secret not in repr(info.value)
 
 
+@LOADED_MACHINE
 @given(
     payload=st.one_of(st.binary(max_size=256), st.text(max_size=256), st.none(), st.integers()),
     signature=st.one_of(
@@ -154,6 +158,7 @@ def test_fuzzed_inputs_only_ever_raise_signature_verification_error(payload: Any
         pass
 
 
+@LOADED_MACHINE
 @given(payload=st.binary(max_size=512), secret=st.text(max_size=40).map("whsec_prop_".__add__))
 def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, secret: str) -> None:
     signature = sign_payload(payload, secret)
@@ -162,6 +167,7 @@ def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, se
         verify_signature(payload + b"x", signature, secret)
 
 
+@LOADED_MACHINE
 @given(
     payload=st.binary(max_size=4096),
     # A distinctive prefix: the suite's secret watch must not take "00000000" for a leak.
