@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, MutableMapping
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..receiver import WebhookReceiver, WebhookResponse
+from ..signature import get_header
 from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, declared_too_large
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class WebhookASGIApp:
             await _send(send, 405, NOT_ALLOWED, [(b"allow", b"POST"), *_JSON])
             return
         headers = scope.get("headers", [])
-        if declared_too_large(_header(headers, b"content-length"), self.max_body):
+        if declared_too_large(get_header(headers, "content-length"), self.max_body):
             await _send(send, 413, TOO_LARGE, _JSON)  # refused before reading a byte
             return
         chunks: list[bytes] = []
@@ -77,13 +78,6 @@ class WebhookASGIApp:
                 await self.receiver.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-
-
-def _header(headers: Any, name: bytes) -> Optional[bytes]:
-    for key, value in headers:
-        if key.lower() == name:
-            return bytes(value)
-    return None
 
 
 def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
