@@ -18,18 +18,17 @@ import hmac
 import json
 import os
 import platform
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Optional
 
 import httpx
 
+from benchmarks import dedupe, receiver
 from benchmarks._data import page_bytes
 from benchmarks.sandbox_load import bench_sandbox
 
@@ -229,87 +228,6 @@ def bench_signature(quick: bool) -> None:
                "<= 1.05", best <= 1.05, median_ratio=round(median, 3))
 
 
-def _claims_per_second(store: Any, n: int) -> float:
-    keys = [f"breaking_news:{i}" for i in range(n)]
-    t0 = time.perf_counter()
-    for key in keys:
-        store.claim(key)
-    return n / (time.perf_counter() - t0)
-
-
-def _raw_socket_set_nx_per_second(port: int, n: int) -> float:
-    """SET NX PX round trips over a bare TCP socket, no client library: the network's floor."""
-    with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        t0 = time.perf_counter()
-        for i in range(n):
-            key = f"socket:{i}".encode()
-            sock.sendall(b"*6\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\np:x\r\n$2\r\nNX\r\n$2\r\nPX\r\n"
-                         b"$6\r\n300000\r\n" % (len(key), key))
-            if sock.recv(64) != b"+OK\r\n":
-                raise RuntimeError("unexpected answer from redis-server")
-        return n / (time.perf_counter() - t0)
-
-
-def bench_dedupe(quick: bool) -> None:
-    from sports_posts.webhooks import MemoryDedupeStore, RedisDedupeStore, SQLiteDedupeStore
-
-    n = 50_000 if quick else 200_000
-    rate = _claims_per_second(MemoryDedupeStore(), n)
-    record("MemoryDedupeStore claims per second", rate, "claims/s", ">= 500,000", rate >= 500_000)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        store = SQLiteDedupeStore(os.path.join(tmp, "dedupe.sqlite3"))
-        rate = _claims_per_second(store, n // 10)
-        record("SQLiteDedupeStore claims per second", rate, "claims/s", ">= 10,000", rate >= 10_000)
-        close = getattr(store, "close", None)
-        if close:
-            close()
-
-    binary = shutil.which("redis-server")
-    if binary is None:
-        record("RedisDedupeStore claims per second", 0.0, "claims/s", ">= 10,000", False, error="no redis-server")
-        return
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", tmp],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_port(port, proc)
-            import redis
-
-            store = RedisDedupeStore(f"redis://127.0.0.1:{port}/0")
-            keys = [f"breaking_news:batch:{i}" for i in range(n // 10)]
-            t0 = time.perf_counter()
-            for i in range(0, len(keys), 500):
-                store.claim_many(keys[i:i + 500])
-            rate = len(keys) / (time.perf_counter() - t0)
-            record("RedisDedupeStore.claim_many (pipelined) claims per second", rate, "claims/s",
-                   ">= 10,000", rate >= 10_000)
-
-            # One claim is one round trip; its floor is the network, shown by the same command
-            # sent over a bare socket and by redis-py on its own.
-            floor = _raw_socket_set_nx_per_second(port, n // 10)
-            raw = redis.Redis(port=port)
-            keys = [f"raw:{i}" for i in range(n // 10)]
-            t0 = time.perf_counter()
-            for key in keys:
-                raw.set(key, "p:x", nx=True, px=300_000)
-            raw_rate = len(keys) / (time.perf_counter() - t0)
-            raw.close()
-            rate = _claims_per_second(store, n // 10)
-            note("RedisDedupeStore.claim, one round trip each",
-                 f"{rate:,.0f} claims/s; {rate / raw_rate:.2f}x raw redis-py SET NX PX ({raw_rate:,.0f}/s), "
-                 f"{rate / floor:.2f}x the same command over a bare socket ({floor:,.0f}/s)",
-                 claims_per_second=round(rate), raw_redis_py_per_second=round(raw_rate),
-                 bare_socket_per_second=round(floor), vs_raw_redis_py=round(rate / raw_rate, 3),
-                 vs_bare_socket=round(rate / floor, 3))
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-
-
 def bench_poller(quick: bool) -> None:
     from benchmarks.poller import poller_calls, poller_memory
 
@@ -346,9 +264,10 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "parse": bench_parse,
     "client": bench_client,
     "signature": bench_signature,
-    "dedupe": bench_dedupe,
+    "dedupe": lambda quick: dedupe.run(quick, sys.modules[__name__]),
     "poller": bench_poller,
     "sandbox": lambda quick: bench_sandbox(quick, record),
+    "receiver": lambda quick: receiver.run(quick, sys.modules[__name__]),
 }
 
 

@@ -40,7 +40,7 @@ log = logging.getLogger("example")
 
 
 async def on_breaking_news(event: WebhookEvent) -> None:
-    """Runs after the 2xx was sent; raise to have the event retried."""
+    """Runs from the inbox, after the 2xx (inbox mode); raise to have the inbox retry it."""
     data = event.data
     if isinstance(event, BreakingNewsUpdateEvent):
         log.info("update to %s: %s", data.update_of, data.whats_new)
@@ -72,7 +72,7 @@ app = FastAPI(lifespan=lifespan)
 
 @app.post("/webhooks")
 async def webhooks(request: Request) -> Response:
-    # The adapter reads `await request.body()`: never declare a pydantic body parameter here,
+    # The adapter reads the raw body stream (up to 1 MiB): never declare a pydantic body parameter here,
     # FastAPI would parse the JSON and the signature covers the exact bytes.
     return await starlette_response(receiver, request)
 

@@ -26,7 +26,8 @@ recent: list[WebhookEvent] = []
 
 
 def on_breaking_news(event: WebhookEvent) -> None:
-    """Runs in the receiver's thread pool after the 2xx; raise to have the next retry processed."""
+    """Runs before the answer (no inbox), within handler_timeout; raise and the answer is a 503,
+    so the service retries."""
     recent.append(event)
     for story in thread_stories(recent):
         latest = story.latest.data
@@ -41,7 +42,7 @@ receiver = WebhookReceiver(
 )
 
 app = Flask(__name__)
-# flask_view reads request.get_data() (the raw bytes), never request.get_json().
+# flask_view reads request.stream (the raw bytes, up to 1 MiB), never request.get_json().
 app.add_url_rule("/webhooks", view_func=flask_view(receiver), methods=["POST"])
 
 

@@ -154,7 +154,8 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
         p.section("Webhooks: a signed breaking-news event and its update")
         handled: list[Any] = []
         store = MemoryDedupeStore()
-        receiver = WebhookReceiver(SECRET, handled.append, store=store)
+        # sent_at is stamped on the sandbox's manual clock: the replay window reads the same one.
+        receiver = WebhookReceiver(SECRET, handled.append, store=store, clock=lambda: sb.now().timestamp())
         proxy = _LoseFirstAnswer(WebhookASGIApp(receiver))
         url, stop_server = _serve(proxy)
         try:

@@ -2,23 +2,19 @@
 
 Framework adapters live in ``sports_posts.webhooks.adapters`` (ASGI, WSGI, Django) and
 import their framework only when used.
+
+Only signature checking is imported with the package: a script that calls
+``verify_signature`` pays for hashlib and hmac, not for the receiver, the stores or the
+pydantic event models, which load on first use (module ``__getattr__``, PEP 562).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .._errors import SignatureVerificationError, WebhookPayloadError
-from .dedupe import DedupeStore, MemoryDedupeStore, RedisDedupeStore, SQLiteDedupeStore
-from .events import (
-    AltSource,
-    BreakingNewsData,
-    BreakingNewsEvent,
-    BreakingNewsUpdateData,
-    BreakingNewsUpdateEvent,
-    TaggedEntity,
-    WebhookEvent,
-    construct_event,
-)
-from .filters import SubscriptionFilter
-from .inbox import InboxEntry, SQLiteInbox
-from .receiver import Handler, WebhookReceiver, WebhookResponse
+from .errors import ReplayedWebhookError, StoreDataLostError, StoreUnavailableError
 from .signature import (
     DELIVERY_HEADER,
     EVENT_HEADER,
@@ -26,14 +22,86 @@ from .signature import (
     sign_payload,
     verify_signature,
 )
-from .stories import Story, thread_stories
-from .testing import SignedRequest, build_test_request, sample_payload
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs
+    from .dedupe import (
+        AsyncDedupeStore,
+        DedupeStore,
+        MemoryDedupeStore,
+        RedisDedupeStore,
+        SQLiteDedupeStore,
+    )
+    from .events import (
+        DEFAULT_CLOCK_SKEW,
+        DEFAULT_TOLERANCE,
+        AltSource,
+        BreakingNewsData,
+        BreakingNewsEvent,
+        BreakingNewsUpdateData,
+        BreakingNewsUpdateEvent,
+        TaggedEntity,
+        WebhookEvent,
+        construct_event,
+    )
+    from .filters import SubscriptionFilter
+    from .inbox import InboxEntry, SQLiteInbox
+    from .receiver import DEFAULT_HANDLER_TIMEOUT, Handler, WebhookReceiver, WebhookResponse
+    from .stories import Story, thread_stories
+    from .testing import SignedRequest, build_test_request, sample_payload
+
+_LAZY = {
+    "AsyncDedupeStore": "dedupe",
+    "DedupeStore": "dedupe",
+    "MemoryDedupeStore": "dedupe",
+    "RedisDedupeStore": "dedupe",
+    "SQLiteDedupeStore": "dedupe",
+    "DEFAULT_CLOCK_SKEW": "events",
+    "DEFAULT_TOLERANCE": "events",
+    "AltSource": "events",
+    "BreakingNewsData": "events",
+    "BreakingNewsEvent": "events",
+    "BreakingNewsUpdateData": "events",
+    "BreakingNewsUpdateEvent": "events",
+    "TaggedEntity": "events",
+    "WebhookEvent": "events",
+    "construct_event": "events",
+    "SubscriptionFilter": "filters",
+    "InboxEntry": "inbox",
+    "SQLiteInbox": "inbox",
+    "DEFAULT_HANDLER_TIMEOUT": "receiver",
+    "Handler": "receiver",
+    "WebhookReceiver": "receiver",
+    "WebhookResponse": "receiver",
+    "Story": "stories",
+    "thread_stories": "stories",
+    "SignedRequest": "testing",
+    "build_test_request": "testing",
+    "sample_payload": "testing",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
+    "DEFAULT_CLOCK_SKEW",
+    "DEFAULT_HANDLER_TIMEOUT",
+    "DEFAULT_TOLERANCE",
     "DELIVERY_HEADER",
     "EVENT_HEADER",
     "SIGNATURE_HEADER",
     "AltSource",
+    "AsyncDedupeStore",
     "BreakingNewsData",
     "BreakingNewsEvent",
     "BreakingNewsUpdateData",
@@ -43,10 +111,13 @@ __all__ = [
     "InboxEntry",
     "MemoryDedupeStore",
     "RedisDedupeStore",
-    "SQLiteInbox",
+    "ReplayedWebhookError",
     "SQLiteDedupeStore",
+    "SQLiteInbox",
     "SignatureVerificationError",
     "SignedRequest",
+    "StoreDataLostError",
+    "StoreUnavailableError",
     "Story",
     "SubscriptionFilter",
     "TaggedEntity",

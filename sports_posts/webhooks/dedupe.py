@@ -11,6 +11,7 @@ cannot complete or release a claim that another worker now holds.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
@@ -18,12 +19,14 @@ import sqlite3
 import threading
 import time
 import uuid
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
 from .._errors import ParameterError
 from ._sqlite import thread_connection
+from .errors import StoreDataLostError, StoreUnavailableError
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_TTL",
+    "AsyncDedupeStore",
     "DedupeStore",
     "MemoryDedupeStore",
     "RedisDedupeStore",
@@ -72,6 +76,21 @@ class DedupeStore(Protocol):
         ...
 
 
+@runtime_checkable
+class AsyncDedupeStore(Protocol):
+    """A store with a native async path: ``WebhookReceiver.handle_async`` awaits these
+    instead of sending the sync methods to a thread. Stores whose I/O blocks (SQLite) leave
+    them out and are offloaded."""
+
+    async def aclaim(self, key: str) -> bool: ...
+
+    async def acomplete(self, key: str) -> None: ...
+
+    async def arelease(self, key: str) -> None: ...
+
+    async def ais_complete(self, key: str) -> bool: ...
+
+
 class _Tokens:
     """Claim tokens unique across processes and hosts: one random prefix per store, then a
     counter (a uuid4 per claim costs a system call on the hot path)."""
@@ -100,8 +119,7 @@ class MemoryDedupeStore:
         self.ttl, self.lease = _check_durations(ttl, lease)
         self._clock = clock
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[str, float]] = {}  # key -> (token or "", expires_at)
-        self._tokens = itertools.count(1)
+        self._entries: dict[str, tuple[str, float]] = {}  # key -> ("p" or "", expires_at)
         self._next_sweep = 0.0
 
     def __repr__(self) -> str:
@@ -110,12 +128,14 @@ class MemoryDedupeStore:
     def claim(self, key: str) -> bool:
         now = self._clock()
         with self._lock:
-            self._sweep(now)
+            if now >= self._next_sweep:
+                self._sweep(now)
             entry = self._entries.get(key)
             if entry is not None and entry[1] > now:
                 return False
-            # A per-store counter is as unique as a uuid inside one process, and no syscall.
-            self._entries[key] = (str(next(self._tokens)), now + self.lease)
+            # "p" marks a claim in flight ("" a done key); release() compares nothing more,
+            # so a per-claim token would cost without protecting anything here.
+            self._entries[key] = ("p", now + self.lease)
             return True
 
     def complete(self, key: str) -> None:
@@ -133,9 +153,25 @@ class MemoryDedupeStore:
             entry = self._entries.get(key)
             return entry is not None and entry[0] == "" and entry[1] > self._clock()
 
+    # Memory never blocks: the async path is the sync one, without a thread hop.
+
+    async def aclaim(self, key: str) -> bool:
+        """``claim``, for ``WebhookReceiver.handle_async``."""
+        return self.claim(key)
+
+    async def acomplete(self, key: str) -> None:
+        """``complete``, for ``WebhookReceiver.handle_async``."""
+        self.complete(key)
+
+    async def arelease(self, key: str) -> None:
+        """``release``, for ``WebhookReceiver.handle_async``."""
+        self.release(key)
+
+    async def ais_complete(self, key: str) -> bool:
+        """``is_complete``, for ``WebhookReceiver.handle_async``."""
+        return self.is_complete(key)
+
     def _sweep(self, now: float) -> None:
-        if now < self._next_sweep:
-            return
         self._next_sweep = now + min(self.lease, 60.0)
         for key in [k for k, (_, expires) in self._entries.items() if expires <= now]:
             del self._entries[key]
@@ -257,29 +293,56 @@ class SQLiteDedupeStore:
             conn.execute("DELETE FROM webhook_claims WHERE expires_at <= ?", (now,))
 
 
-# Value of a key: "p:<token>" while claimed, "d" once done. Scripts keep each step atomic.
-_COMPLETE = """
-local v = redis.call('GET', KEYS[1])
-if ARGV[1] ~= '' and v ~= false and v ~= 'p:' .. ARGV[1] and v ~= 'd' then
-  redis.call('SET', KEYS[1], 'd', 'PX', ARGV[2])
-  return 0
+# Value of a key: "p:<token>" while claimed, "d" once done. Every script first checks the
+# store's marker key (KEYS[1]), so that each step and the check are one atomic statement:
+# ARGV[1] is the marker value this store saw before ('' on its first call, which writes
+# ARGV[2] when the marker is absent). A marker missing or replaced means Redis lost its data.
+_MARKER = """
+local m = redis.call('GET', KEYS[1])
+if m == false then
+  if ARGV[1] ~= '' then return {-1, ''} end
+  m = ARGV[2]
+  redis.call('SET', KEYS[1], m)
+elseif ARGV[1] ~= '' and m ~= ARGV[1] then
+  return {-1, m}
 end
-redis.call('SET', KEYS[1], 'd', 'PX', ARGV[2])
-return 1
 """
-_RELEASE = """
-local v = redis.call('GET', KEYS[1])
-if v == false or v == 'd' then return 0 end
-if ARGV[1] == '' or v == 'p:' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+_CLAIM = _MARKER + """
+if redis.call('SET', KEYS[2], ARGV[3], 'NX', 'PX', ARGV[4]) then return {1, m} end
+return {0, m}
 """
+_COMPLETE = _MARKER + """
+local v = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[2], 'd', 'PX', ARGV[4])
+if ARGV[3] ~= '' and v ~= false and v ~= 'p:' .. ARGV[3] and v ~= 'd' then return {0, m} end
+return {1, m}
+"""
+_RELEASE = _MARKER + """
+local v = redis.call('GET', KEYS[2])
+if v == false or v == 'd' then return {0, m} end
+if ARGV[3] == '' or v == 'p:' .. ARGV[3] then return {redis.call('DEL', KEYS[2]), m} end
+return {0, m}
+"""
+_IS_COMPLETE = _MARKER + """
+if redis.call('GET', KEYS[2]) == 'd' then return {1, m} end
+return {0, m}
+"""
+_SCRIPTS = {"claim": _CLAIM, "complete": _COMPLETE, "release": _RELEASE, "is_complete": _IS_COMPLETE}
 
 
 class RedisDedupeStore:
     """A store in Redis (extra ``redis``): ``SET NX PX`` claims, shared by every host of a fleet.
 
     Expiry is Redis's own, so lease and ttl need no clock here. ``client_or_url`` is a
-    ``redis.Redis`` client or a ``redis://`` URL.
+    ``redis.Redis`` client or a ``redis://`` URL. ``aclaim`` and its siblings use
+    ``redis.asyncio`` (``async_client``, or one made from the URL or the client's settings),
+    so ``WebhookReceiver.handle_async`` makes no thread hop.
+
+    A marker key (``<prefix>__marker__``, no expiry) is written on first use; each operation
+    checks it in the same script. When it is gone or replaced, Redis lost its data (restarted
+    without persistence, flushed, evicted) and completed stories would be processed again:
+    operations raise ``StoreDataLostError`` instead, until ``acknowledge_data_loss``.
+    Every Redis failure is a ``StoreUnavailableError``, never a raw ``redis`` exception.
     """
 
     def __init__(
@@ -289,25 +352,32 @@ class RedisDedupeStore:
         prefix: str = "sports_posts:webhooks:",
         ttl: float = DEFAULT_TTL,
         lease: float = DEFAULT_LEASE,
+        async_client: Any = None,
     ) -> None:
         self.ttl, self.lease = _check_durations(ttl, lease)
+        redis = _import_redis()
+        self._redis_errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self._url: Optional[str] = None
         if isinstance(client_or_url, str):
+            self._url = client_or_url
             try:
-                import redis
-            except ImportError:  # pragma: no cover - the extra is installed in CI
-                raise ParameterError(
-                    "RedisDedupeStore needs the redis extra: pip install 'sports-posts[redis]'",
-                    parameter="client_or_url",
-                ) from None
-            self._client: Any = redis.Redis.from_url(client_or_url)
+                self._client: Any = redis.Redis.from_url(client_or_url)
+            except ValueError:  # the message would quote the URL, password included
+                raise ParameterError("not a redis:// URL", parameter="client_or_url") from None
         else:
             self._client = client_or_url
         self.prefix = prefix
+        self._marker = prefix + "__marker__"
+        self._candidate = uuid.uuid4().hex  # the marker value this store writes when it is absent
+        self._epoch = ""  # the marker value seen; '' until the first call
         self._tokens: dict[str, str] = {}
         self._new_token = _Tokens()
         self._tokens_lock = threading.Lock()
-        self._complete = self._client.register_script(_COMPLETE)
-        self._release = self._client.register_script(_RELEASE)
+        self._scripts = {name: self._client.register_script(src) for name, src in _SCRIPTS.items()}
+        self._async_client = async_client
+        self._async_by_loop: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def __repr__(self) -> str:
         # Only host, port and db: a URL may carry a password.
@@ -322,45 +392,161 @@ class RedisDedupeStore:
     def _key(self, key: str) -> str:
         return self.prefix + key
 
-    def claim(self, key: str) -> bool:
-        token = self._new_token()
-        ok = self._client.set(self._key(key), "p:" + token, nx=True, px=int(self.lease * 1000))
-        if ok:
-            with self._tokens_lock:
-                self._tokens[key] = token
-        return bool(ok)
+    # -- one step, sync or async: the arguments and the reading of the answer are shared --
 
-    def claim_many(self, keys: list[str]) -> list[bool]:
-        """Claim several keys in one round trip (a pipeline of ``SET NX PX``); each result is
-        what [`claim`][sports_posts.webhooks.DedupeStore.claim] would have answered for that key. For batch consumers such as an
-        inbox drain; not atomic across keys, which ``claim`` never was either."""
-        tokens = [self._new_token() for _ in keys]
-        pipe = self._client.pipeline(transaction=False)
-        for key, token in zip(keys, tokens):
-            pipe.set(self._key(key), "p:" + token, nx=True, px=int(self.lease * 1000))
-        results = [bool(ok) for ok in pipe.execute()]
-        with self._tokens_lock:
-            for key, token, ok in zip(keys, tokens, results):
-                if ok:
-                    self._tokens[key] = token
-        return results
+    def _args(self, op: str, key: str) -> tuple[list[str], list[Any]]:
+        if op == "claim":
+            token = self._new_token()
+            extra: list[Any] = ["p:" + token, int(self.lease * 1000)]
+        elif op in ("complete", "release"):
+            with self._tokens_lock:
+                token = self._tokens.pop(key, "")
+            extra = [token, int(self.ttl * 1000)]
+        else:
+            extra = ["", 0]
+        return [self._marker, self._key(key)], [self._epoch, self._candidate, *extra]
+
+    def _read(self, op: str, key: str, args: list[Any], answer: Any) -> bool:
+        code, marker = int(answer[0]), answer[1]
+        if code < 0:
+            logger.error(
+                "Redis lost the dedupe state under %r (marker missing or replaced): refusing %s of %s "
+                "rather than processing stories twice", self.prefix, op, key,
+            )
+            raise StoreDataLostError(
+                f"Redis lost the dedupe state under {self.prefix!r} (restarted without persistence, "
+                "flushed or evicted); call acknowledge_data_loss() once it is dealt with"
+            )
+        if not self._epoch:
+            self._epoch = marker.decode() if isinstance(marker, bytes) else str(marker)
+        if op == "claim" and code:
+            with self._tokens_lock:
+                self._tokens[key] = args[2][2:]
+        if op == "complete" and not code:
+            logger.warning("completed %s after its lease lapsed; another worker may process it too", key)
+        return bool(code)
+
+    def _failed(self, op: str, exc: BaseException) -> StoreUnavailableError:
+        return StoreUnavailableError(f"Redis failed on {op}: {type(exc).__name__}: {exc}")
+
+    def _call(self, op: str, key: str) -> bool:
+        keys, args = self._args(op, key)
+        try:
+            answer = self._scripts[op](keys=keys, args=args)
+        except self._redis_errors as exc:
+            raise self._failed(op, exc) from exc
+        return self._read(op, key, args, answer)
+
+    async def _acall(self, op: str, key: str) -> bool:
+        scripts = self._async_scripts()
+        if scripts is None:  # no redis.asyncio client could be made: the sync one, off the loop
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, self._call, op, key)
+        keys, args = self._args(op, key)
+        try:
+            answer = await scripts[op](keys=keys, args=args)
+        except self._redis_errors as exc:
+            raise self._failed(op, exc) from exc
+        return self._read(op, key, args, answer)
+
+    def _async_scripts(self) -> Optional[dict[str, Any]]:
+        """The scripts on a ``redis.asyncio`` client of the running loop (a client is bound to
+        the loop that opened its connections)."""
+        loop = asyncio.get_running_loop()
+        entry = self._async_by_loop.get(loop)
+        if entry is None:
+            client = self._async_client if self._async_client is not None else self._make_async_client()
+            if client is None:
+                return None
+            entry = (client, {name: client.register_script(src) for name, src in _SCRIPTS.items()})
+            self._async_by_loop[loop] = entry
+        return entry[1]
+
+    def _make_async_client(self) -> Any:
+        from redis import asyncio as aioredis
+
+        if self._url is not None:
+            return aioredis.Redis.from_url(self._url)
+        try:
+            kwargs = dict(self._client.connection_pool.connection_kwargs)
+            return aioredis.Redis(**kwargs)
+        except Exception:  # a client we cannot mirror (a unix socket, a cluster): offload instead
+            return None
+
+    # -- the store protocol --------------------------------------------------------------
+
+    def claim(self, key: str) -> bool:
+        return self._call("claim", key)
 
     def complete(self, key: str) -> None:
-        with self._tokens_lock:
-            token = self._tokens.pop(key, "")
-        fresh = self._complete(keys=[self._key(key)], args=[token, int(self.ttl * 1000)])
-        if not fresh:
-            logger.warning("completed %s after its lease lapsed; another worker may process it too", key)
+        self._call("complete", key)
 
     def release(self, key: str) -> None:
-        with self._tokens_lock:
-            token = self._tokens.pop(key, "")
-        self._release(keys=[self._key(key)], args=[token])
+        self._call("release", key)
 
     def is_complete(self, key: str) -> bool:
-        value = self._client.get(self._key(key))
-        return value in (b"d", "d")
+        return self._call("is_complete", key)
+
+    async def aclaim(self, key: str) -> bool:
+        """``claim`` on ``redis.asyncio``."""
+        return await self._acall("claim", key)
+
+    async def acomplete(self, key: str) -> None:
+        """``complete`` on ``redis.asyncio``."""
+        await self._acall("complete", key)
+
+    async def arelease(self, key: str) -> None:
+        """``release`` on ``redis.asyncio``."""
+        await self._acall("release", key)
+
+    async def ais_complete(self, key: str) -> bool:
+        """``is_complete`` on ``redis.asyncio``."""
+        return await self._acall("is_complete", key)
+
+    def claim_many(self, keys: list[str]) -> list[bool]:
+        """Claim several keys in one round trip (a pipeline of claim scripts); each result is
+        what ``claim`` would have answered for that key. For batch consumers such as an
+        inbox drain; not atomic across keys, which ``claim`` never was either."""
+        calls = [(key, *self._args("claim", key)) for key in keys]
+        try:
+            pipe = self._client.pipeline(transaction=False)
+            for _, call_keys, args in calls:
+                self._scripts["claim"](keys=call_keys, args=args, client=pipe)
+            answers = pipe.execute()
+        except self._redis_errors as exc:
+            raise self._failed("claim_many", exc) from exc
+        return [self._read("claim", key, args, answer) for (key, _, args), answer in zip(calls, answers)]
+
+    def acknowledge_data_loss(self) -> None:
+        """Accept that Redis lost its data and carry on: the next call writes a new marker
+        (or adopts the one another process wrote). Stories completed before the loss may be
+        processed again."""
+        logger.warning("data loss under %r acknowledged: stories may be processed again", self.prefix)
+        self._epoch = ""
 
     def close(self) -> None:
         """Close the client's connections."""
-        self._client.close()
+        try:
+            self._client.close()
+        except self._redis_errors as exc:
+            raise self._failed("close", exc) from exc
+
+    async def aclose(self) -> None:
+        """Close the ``redis.asyncio`` client of the running loop (made by this store)."""
+        entry = self._async_by_loop.pop(asyncio.get_running_loop(), None)
+        if entry is not None and entry[0] is not self._async_client:
+            try:
+                await entry[0].aclose()
+            except self._redis_errors as exc:
+                raise self._failed("close", exc) from exc
+
+
+def _import_redis() -> Any:
+    try:
+        import redis
+    except ImportError:  # pragma: no cover - the extra is installed in CI
+        raise ParameterError(
+            "RedisDedupeStore needs the redis extra: pip install 'sports-posts[redis]'",
+            parameter="client_or_url",
+        ) from None
+    return redis

@@ -1,49 +1,76 @@
 """The sans-IO webhook receiver: ``handle(body, headers)`` decides the answer; adapters move bytes.
 
-The answer is decided before the customer's handler runs (spec 6.5: answer 2xx within 10
-seconds, process asynchronously). The handler then runs in a thread pool (sync) or as a task
-(async). Answers:
+Two modes (spec 6.5: the service waits 10 seconds for a 2xx, then retries 5 times over
+about 31 minutes with the same payload, and a 2xx ends its retries):
 
-* 401: missing or bad signature; 400: a signed body that is not an event of spec 6.3.
-* 202: accepted (claimed, and stored when there is an inbox).
+* Without an inbox the handler runs *before* the answer, within ``handler_timeout``
+  (default 8 s, under the service's 10): 202 once it returned, 503 when it raised or
+  overran, so that the service retries instead of the event being lost. An overrunning
+  handler keeps running and keeps its claim: a retry meanwhile answers 409, then 200 once
+  it succeeded, or is processed if it failed.
+* With an inbox the event is committed to it, then 202; a worker drains the inbox with its
+  own retries, so a slow handler never holds the answer.
+
+Other answers:
+
+* 401: missing or bad signature; 400: a signed body that is not an event of spec 6.3, or
+  whose ``sent_at`` is outside the replay window (``tolerance`` back, ``clock_skew`` ahead).
 * 200: a duplicate of a story already processed, or an event the filter ignores.
 * A retry that finds the story claimed by an attempt still in flight waits for it, up to
-  ``in_flight_wait`` seconds (well inside the service's 10): 200 once it completes, or
-  processed here if it failed and released its claim.
+  ``in_flight_wait`` seconds: 200 once it completes, or processed here if it failed and
+  released its claim.
 * 409: still in flight after that wait. Not a 2xx on purpose: if that first attempt then
   fails, the service's next retry is processed instead of lost.
-* 503: the dedupe store or inbox is unavailable; the service retries later.
+* 503: the dedupe store or inbox is unavailable, or lost its data; the service retries later.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import logging
+import sys
 import threading
 import time
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Coroutine, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
-from .dedupe import DedupeStore, MemoryDedupeStore
-from .events import WebhookEvent, construct_event, parse_event
+from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
+from .errors import ReplayedWebhookError, StoreDataLostError
+from .events import (
+    DEFAULT_CLOCK_SKEW,
+    DEFAULT_TOLERANCE,
+    WebhookEvent,
+    check_durations,
+    check_sent_at,
+    construct_event,
+    parse_event,
+)
 from .filters import SubscriptionFilter
 from .inbox import InboxEntry, SQLiteInbox
 from .signature import Headers, Payload, Secret, _secret_keys
 
-__all__ = ["Handler", "WebhookReceiver", "WebhookResponse"]
+__all__ = ["DEFAULT_HANDLER_TIMEOUT", "Handler", "WebhookReceiver", "WebhookResponse"]
 
 logger = logging.getLogger("sports_posts.webhooks")
 
 Handler = Callable[[WebhookEvent], Union[None, Awaitable[None]]]
 """``def handler(event)`` or ``async def handler(event)``; raise to have the event retried."""
 
+DEFAULT_HANDLER_TIMEOUT = 8.0
+"""Seconds an answer may take without an inbox, handler included: under the service's 10."""
+
 _JSON = (("content-type", "application/json"),)
+
+# What a claim attempt asks its driver to do: call the store, or wait a little.
+_Step = Generator[tuple[str, float], Any, str]
 
 
 @dataclass(frozen=True)
@@ -74,21 +101,37 @@ class WebhookResponse:
         return iter((self.status_code, self.body))
 
 
-def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+@functools.cache  # a handful of (status, outcome) pairs: encode each once
+def _body(status_code: int, outcome: str) -> bytes:
     ok = 200 <= status_code < 300
-    body = json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
-    return WebhookResponse(status_code, body, _JSON, outcome, event)
+    return json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
+
+
+def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+    return WebhookResponse(status_code, _body(status_code, outcome), _JSON, outcome, event)
+
+
+def _seconds(name: str, value: object, *, below: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < below:
+        raise ParameterError(f"{name} must be between 0 and {below:g} seconds", parameter=name)
+    return float(value)
 
 
 class WebhookReceiver:
     """Verify, de-duplicate and dispatch breaking-news webhooks for any web framework.
 
-    ``store`` de-duplicates across retries (default: a [`MemoryDedupeStore`][sports_posts.webhooks.MemoryDedupeStore], which is
-    per process; use SQLite or Redis when several processes receive). With ``inbox`` the
-    event is committed before the 2xx and a worker thread drains it with retries, so an
-    event acknowledged just before a crash is processed after restart; call [`start`][sports_posts.webhooks.WebhookReceiver.start]
-    at start-up so that leftovers are drained without waiting for the next request
-    (``start_worker=False`` leaves draining to [`run_inbox_once`][sports_posts.webhooks.WebhookReceiver.run_inbox_once], from a cron job say).
+    ``store`` de-duplicates across retries (default: a ``MemoryDedupeStore``, which is
+    per process; use SQLite or Redis when several processes receive). Without ``inbox`` the
+    handler runs before the answer (see the module docstring). With ``inbox`` the event is
+    committed before the 2xx and a worker thread drains it with retries, so an event
+    acknowledged just before a crash is processed after restart; call ``start`` at
+    start-up so that leftovers are drained without waiting for the next request
+    (``start_worker=False`` leaves draining to ``run_inbox_once``, from a cron job say).
+
+    A signed delivery sent more than ``tolerance`` seconds ago (default one hour, longer
+    than the service's ~31 minutes of retries) or more than ``clock_skew`` seconds ahead is
+    refused, so a captured request cannot be replayed once the store has forgotten it: the
+    store's ``ttl`` must therefore outlive ``tolerance``. ``clock`` (epoch seconds) is for tests.
     """
 
     def __init__(
@@ -103,6 +146,10 @@ class WebhookReceiver:
         poll_interval: float = 2.0,
         start_worker: bool = True,
         in_flight_wait: float = 5.0,
+        handler_timeout: float = DEFAULT_HANDLER_TIMEOUT,
+        tolerance: float = DEFAULT_TOLERANCE,
+        clock_skew: float = DEFAULT_CLOCK_SKEW,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         _secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
         if not callable(handler):
@@ -115,23 +162,41 @@ class WebhookReceiver:
         self._handler = handler
         self._is_async = _is_async_callable(handler)
         self.store: DedupeStore = store if store is not None else MemoryDedupeStore()
+        # Stores with a native async path are awaited; the others (SQLite) go to a thread.
+        self._native_async = isinstance(self.store, AsyncDedupeStore)
         self.inbox = inbox
         self.filter = filter
         self._max_workers = max_workers
         self._poll_interval = poll_interval
         self._start_worker = start_worker
-        if isinstance(in_flight_wait, bool) or not isinstance(in_flight_wait, (int, float)) or not 0 <= in_flight_wait < 10:
-            raise ParameterError("in_flight_wait must be between 0 and 10 seconds", parameter="in_flight_wait")
-        self._in_flight_wait = float(in_flight_wait)
+        self._in_flight_wait = _seconds("in_flight_wait", in_flight_wait, below=10)
+        self._handler_timeout = _seconds("handler_timeout", handler_timeout, below=10)
+        if self._handler_timeout == 0:
+            raise ParameterError("handler_timeout must be more than 0 seconds", parameter="handler_timeout")
+        self._tolerance, self._clock_skew = check_durations(tolerance, clock_skew)
+        self._check_memory_outlives_tolerance()
+        self._clock = clock
         self._settled = threading.Condition()
+        self._waiters = 0
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
-        self._futures: set[Future[None]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._futures: set[Future[bool]] = set()
+        self._tasks: set[asyncio.Task[bool]] = set()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: Optional[threading.Thread] = None
         self._loops = threading.local()
+
+    def _check_memory_outlives_tolerance(self) -> None:
+        """A store that forgets a story before the replay window closes lets a replay through."""
+        for owner, name in ((self.store, "ttl"), (self.inbox, "retention")):
+            kept = getattr(owner, name, None)
+            if isinstance(kept, (int, float)) and not isinstance(kept, bool) and kept <= self._tolerance:
+                raise ParameterError(
+                    f"the {type(owner).__name__}'s {name} ({kept:g} s) must be longer than the replay "
+                    f"tolerance ({self._tolerance:g} s): a replay after it forgot a story would be processed",
+                    parameter="tolerance",
+                )
 
     def __repr__(self) -> str:
         name = getattr(self._handler, "__qualname__", type(self._handler).__name__)
@@ -143,39 +208,52 @@ class WebhookReceiver:
     # -- deciding ---------------------------------------------------------------------
 
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """Decide the answer for one request, then hand the event to the handler; never raises."""
-        return self._dispatch(*self._decide(body, headers))
-
-    def _dispatch(self, response: WebhookResponse, key: Optional[str]) -> WebhookResponse:
-        """Hand a claimed event to the pool, or wake the inbox worker; 503 if neither can run."""
+        """Decide and produce the answer for one request (running the handler first when
+        there is no inbox); never raises."""
+        started = time.monotonic()
+        response, event = self._verify(body, headers)
+        if event is None:
+            assert response is not None
+            return response
+        key = event.dedupe_key
         try:
-            if key is not None and response.event is not None:
-                self._dispatch_sync(response.event, key)
-            elif response.outcome == "accepted":
-                self._wake.set()
-                self._ensure_worker()
-        except Exception:  # no thread could be started, say: the service must retry
-            logger.exception("could not dispatch webhook %s: answering 503", key)
-            if key is not None:
-                self._safely(self.store.release, key)
-            return _response(503, "error", response.event)
-        return response
+            outcome = self._drive_claim(self._claim_steps(key, started), key)
+        except Exception as exc:
+            return self._store_failed(key, event, exc)
+        if outcome != "claimed":
+            return self._not_claimed(outcome, event)
+        if self.inbox is not None:
+            return self._enqueue(body, event, key)
+        return self._run_inline(event, key, started)
 
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """[`handle`][sports_posts.webhooks.WebhookReceiver.handle] for asyncio apps: store I/O runs off the loop, async handlers as tasks."""
-        loop = asyncio.get_running_loop()
-        response, key = await loop.run_in_executor(None, self._decide, body, headers)
-        if key is not None and response.event is not None and self._is_async:
-            task = loop.create_task(self._run_async(response.event, key))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
+        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
+        started = time.monotonic()
+        response, event = self._verify(body, headers)  # CPU only: no reason to leave the loop
+        if event is None:
+            assert response is not None
             return response
-        return self._dispatch(response, key)
+        key = event.dedupe_key
+        try:
+            outcome = await self._adrive_claim(self._claim_steps(key, started), key)
+        except Exception as exc:
+            return self._store_failed(key, event, exc)
+        if outcome != "claimed":
+            return self._not_claimed(outcome, event)
+        if self.inbox is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, self._enqueue, body, event, key)
+        return await self._arun_inline(event, key, started)
 
-    def _decide(self, body: Payload, headers: Headers) -> tuple[WebhookResponse, Optional[str]]:
-        """The answer, plus the claimed key when the handler still has to run (no inbox)."""
+    def _verify(self, body: Payload, headers: Headers) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
+        """The answer when the request ends here, else the verified event still to be claimed."""
         try:
             event = construct_event(body, headers, self._secret)
+            check_sent_at(event, self._tolerance, self._clock_skew, self._clock())
+        except ReplayedWebhookError as exc:
+            logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
+            return _response(400, "outside_replay_window"), None
         except SignatureVerificationError as exc:
             logger.warning("webhook rejected (401): %s", exc)
             return _response(401, "invalid_signature"), None
@@ -185,57 +263,107 @@ class WebhookReceiver:
         except Exception:  # a bug must not become a 500 with a traceback for the sender
             logger.exception("webhook could not be verified")
             return _response(503, "error"), None
-        key = event.dedupe_key
-        delivery = event.delivery_id
         if self.filter is not None and not self.filter.matches(event):
-            logger.info("webhook %s (delivery %s) ignored by the filter", key, delivery)
+            logger.info("webhook %s (delivery %s) ignored by the filter", event.dedupe_key, event.delivery_id)
             return _response(200, "ignored", event), None
-        try:
-            outcome = self._claim(key)
-            if outcome == "duplicate":
-                logger.info("duplicate webhook %s (delivery %s)", key, delivery)
-                return _response(200, "duplicate", event), None
-            if outcome == "in_progress":
-                logger.info("webhook %s still in flight elsewhere (delivery %s): 409", key, delivery)
-                return _response(409, "in_progress", event), None
-        except Exception:
-            logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
-            return _response(503, "store_unavailable", event), None
-        if self.inbox is None:
-            logger.info("webhook %s accepted (delivery %s)", key, delivery)
-            return _response(202, "accepted", event), key
-        try:
-            raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
-            self.inbox.put(key, raw, delivery)
-        except Exception:
-            logger.exception("inbox write failed for %s: answering 503 so that it is retried", key)
-            self._safely(self.store.release, key)
-            return _response(503, "inbox_unavailable", event), None
-        self._safely(self.store.complete, key)  # the inbox owns it now, with its own retries
-        logger.info("webhook %s stored in the inbox (delivery %s)", key, delivery)
-        return _response(202, "accepted", event), None
+        return None, event
 
-    def _claim(self, key: str) -> str:
-        """``claimed``, ``duplicate``, or ``in_progress`` after waiting for an attempt in flight."""
-        deadline = time.monotonic() + self._in_flight_wait
+    def _claim_steps(self, key: str, started: float) -> _Step:
+        """Claim ``key``: ``claimed``, ``duplicate``, or ``in_progress`` after waiting up to
+        ``in_flight_wait`` for an attempt in flight. Yields ``(store method, 0)`` or
+        ``("wait", seconds)`` and receives the store's answer; the sync and async drivers
+        below run it."""
+        deadline = started + self._in_flight_wait
         while True:
-            if self.store.claim(key):
+            if (yield ("claim", 0.0)):
                 return "claimed"
-            if self.store.is_complete(key):
+            if (yield ("is_complete", 0.0)):
                 return "duplicate"
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return "in_progress"
-            # Woken at once when a handler of this process settles; another process's
-            # claim is polled, since the store offers nothing to wait on.
-            with self._settled:
-                self._settled.wait(min(remaining, 0.05))
+            # A handler of this process settling wakes the sync driver at once; another
+            # process's claim is polled, since the store offers nothing to wait on.
+            yield ("wait", min(remaining, 0.05))
+
+    def _drive_claim(self, steps: _Step, key: str) -> str:
+        answer: Any = None
+        try:
+            while True:
+                operation, seconds = steps.send(answer)
+                if operation == "wait":
+                    with self._settled:
+                        self._waiters += 1
+                        try:
+                            self._settled.wait(seconds)
+                        finally:
+                            self._waiters -= 1
+                    answer = None
+                else:
+                    answer = getattr(self.store, operation)(key)
+        except StopIteration as stop:
+            return str(stop.value)
+
+    async def _adrive_claim(self, steps: _Step, key: str) -> str:
+        answer: Any = None
+        try:
+            while True:
+                operation, seconds = steps.send(answer)
+                if operation == "wait":
+                    await asyncio.sleep(seconds)
+                    answer = None
+                else:
+                    answer = await self._astore(operation, key)
+        except StopIteration as stop:
+            return str(stop.value)
+
+    async def _astore(self, operation: str, key: str) -> Any:
+        """A store call from the loop: awaited natively when the store has an async path."""
+        if self._native_async:
+            return await getattr(self.store, "a" + operation)(key)
+        return await asyncio.get_running_loop().run_in_executor(None, getattr(self.store, operation), key)
+
+    def _store_failed(self, key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:
+        logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
+        lost = isinstance(exc, StoreDataLostError)
+        return _response(503, "store_data_lost" if lost else "store_unavailable", event)
+
+    @staticmethod
+    def _not_claimed(outcome: str, event: WebhookEvent) -> WebhookResponse:
+        key, delivery = event.dedupe_key, event.delivery_id
+        if outcome == "duplicate":
+            logger.info("duplicate webhook %s (delivery %s)", key, delivery)
+            return _response(200, "duplicate", event)
+        logger.info("webhook %s still in flight elsewhere (delivery %s): 409", key, delivery)
+        return _response(409, "in_progress", event)
+
+    def _enqueue(self, body: Payload, event: WebhookEvent, key: str) -> WebhookResponse:
+        """Inbox mode: commit the event, then acknowledge; the worker runs the handler."""
+        assert self.inbox is not None
+        try:
+            raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+            self.inbox.put(key, raw, event.delivery_id)
+        except Exception:
+            logger.exception("inbox write failed for %s: answering 503 so that it is retried", key)
+            self._safely(self.store.release, key)
+            return _response(503, "inbox_unavailable", event)
+        self._safely(self.store.complete, key)  # the inbox owns it now, with its own retries
+        logger.info("webhook %s stored in the inbox (delivery %s)", key, event.delivery_id)
+        self._wake.set()
+        try:
+            self._ensure_worker()
+        except Exception:  # stored durably: start() or run_inbox_once() drains it later
+            logger.exception("could not start the inbox worker; %s waits in the inbox", key)
+        return _response(202, "accepted", event)
 
     def _notify_settled(self) -> None:
-        with self._settled:
-            self._settled.notify_all()
+        # Read without the lock: a waiter that starts just after this misses the notice and
+        # polls again within 50 ms, which the usual request (nobody waiting) need not pay for.
+        if self._waiters:
+            with self._settled:
+                self._settled.notify_all()
 
-    # -- running the handler without an inbox ------------------------------------------
+    # -- running the handler before the answer (no inbox) ---------------------------------
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -243,34 +371,90 @@ class WebhookReceiver:
                 self._pool = ThreadPoolExecutor(self._max_workers, thread_name_prefix="sports-posts-webhook")
             return self._pool
 
-    def _dispatch_sync(self, event: WebhookEvent, key: str) -> None:
+    def _submit(self, event: WebhookEvent, key: str) -> Future[bool]:
         future = self._executor().submit(self._run_sync, event, key)
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)
+        return future
 
-    def _forget(self, future: Future[None]) -> None:
+    def _forget(self, future: Future[bool]) -> None:
         with self._lock:
             self._futures.discard(future)
+
+    def _budget(self, started: float) -> float:
+        return max(0.0, started + self._handler_timeout - time.monotonic())
+
+    def _run_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+        try:
+            future = self._submit(event, key)
+        except Exception:  # no thread could be started, say: the service must retry
+            logger.exception("could not run the handler for %s: answering 503", key)
+            self._safely(self.store.release, key)
+            return _response(503, "error", event)
+        try:
+            succeeded = future.result(timeout=self._budget(started))
+        except FutureTimeout:
+            return self._overran(event, key)
+        return self._handled(succeeded, event, key)
+
+    async def _arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+        loop = asyncio.get_running_loop()
+        running: asyncio.Future[bool]
+        try:
+            if self._is_async:
+                task = _start_task(loop, self._run_async(event, key))
+                if task.done():  # an eager start ran a handler that never awaited to the end
+                    return self._handled(task.result(), event, key)
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+                running = task
+            else:
+                running = asyncio.wrap_future(self._submit(event, key))
+        except Exception:
+            logger.exception("could not run the handler for %s: answering 503", key)
+            await self._asafely("release", key)
+            return _response(503, "error", event)
+        # asyncio.wait, unlike wait_for, leaves an overrunning handler running: it keeps
+        # its claim and settles it itself.
+        done, _ = await asyncio.wait({running}, timeout=self._budget(started))
+        if not done:
+            return self._overran(event, key)
+        return self._handled(running.result(), event, key)
+
+    def _overran(self, event: WebhookEvent, key: str) -> WebhookResponse:
+        logger.error(
+            "webhook handler for %s still running after handler_timeout=%g s: answering 503 so that "
+            "the service retries (the running handler keeps the claim)", key, self._handler_timeout,
+        )
+        return _response(503, "handler_timeout", event)
+
+    @staticmethod
+    def _handled(succeeded: bool, event: WebhookEvent, key: str) -> WebhookResponse:
+        if not succeeded:
+            return _response(503, "handler_failed", event)
+        logger.info("webhook %s handled (delivery %s)", key, event.delivery_id)
+        return _response(202, "accepted", event)
 
     def _call_handler(self, event: WebhookEvent) -> None:
         result = self._handler(event)
         if inspect.isawaitable(result):
             self._thread_loop().run_until_complete(_awaitable(result))
 
-    def _run_sync(self, event: WebhookEvent, key: str) -> None:
+    def _run_sync(self, event: WebhookEvent, key: str) -> bool:
         try:
             self._call_handler(event)
         except Exception:
             logger.exception("webhook handler failed for %s; released for the next retry", key)
             self._safely(self.store.release, key)
+            return False
         else:
             self._safely(self.store.complete, key)
+            return True
         finally:
             self._notify_settled()
 
-    async def _run_async(self, event: WebhookEvent, key: str) -> None:
-        loop = asyncio.get_running_loop()
+    async def _run_async(self, event: WebhookEvent, key: str) -> bool:
         try:
             result = self._handler(event)
             if inspect.isawaitable(result):
@@ -281,10 +465,12 @@ class WebhookReceiver:
             raise
         except Exception:
             logger.exception("webhook handler failed for %s; released for the next retry", key)
-            await loop.run_in_executor(None, self._safely, self.store.release, key)
-        else:
-            await loop.run_in_executor(None, self._safely, self.store.complete, key)
+            await self._asafely("release", key)
+            self._notify_settled()
+            return False
+        await self._asafely("complete", key)
         self._notify_settled()
+        return True
 
     def _thread_loop(self) -> asyncio.AbstractEventLoop:
         """One event loop per worker thread for async handlers called from sync code."""
@@ -300,6 +486,12 @@ class WebhookReceiver:
             operation(key)
         except Exception:
             logger.exception("dedupe store failed on %s for %s", getattr(operation, "__name__", "?"), key)
+
+    async def _asafely(self, operation: str, key: str) -> None:
+        try:
+            await self._astore(operation, key)
+        except Exception:
+            logger.exception("dedupe store failed on %s for %s", operation, key)
 
     # -- the inbox worker --------------------------------------------------------------
 
@@ -409,6 +601,17 @@ class WebhookReceiver:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_EAGER = sys.version_info >= (3, 12)
+
+
+def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
+    """A task that runs at once up to its first real suspension (Python 3.12's eager start),
+    so a handler that never waits answers without a trip through the event loop."""
+    if _EAGER:
+        return asyncio.Task(coro, loop=loop, eager_start=True)
+    return loop.create_task(coro)
 
 
 def _is_async_callable(handler: Any) -> bool:

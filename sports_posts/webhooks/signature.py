@@ -23,6 +23,7 @@ __all__ = [
     "Payload",
     "Secret",
     "get_header",
+    "get_headers",
     "sign_payload",
     "verify_signature",
 ]
@@ -212,31 +213,66 @@ def get_header(headers: object, name: str) -> Optional[str]:
     more than once with different values yields ``None`` plus nothing to guess from:
     callers treat it as missing. Never raises on odd input.
     """
-    wanted = name.lower()
-    found: list[str] = []
+    return get_headers(headers, (name,))[0]
+
+
+def get_headers(headers: object, names: Sequence[str]) -> list[Optional[str]]:
+    """``get_header`` for several ``names`` in one pass over ``headers``.
+
+    Only the values of the wanted names are decoded: a request carries a dozen headers,
+    and decoding each one cost more than verifying the signature.
+    """
+    wanted = [name.lower() for name in names]
+    wanted_bytes = [name.encode("latin-1") for name in wanted]
+    fast = _lowercase_pairs(headers)
+    if fast is not None:  # ASGI's own shape: answered by dict lookups
+        return [_text(fast.get(name)) for name in wanted_bytes]
+    found: list[list[str]] = [[] for _ in wanted]
     try:
         items: Iterable[object]
         if isinstance(headers, Mapping):
             items = headers.items()
         elif headers is None or isinstance(headers, (str, bytes)):
-            return None
+            return [None] * len(wanted)
         else:
             items = headers  # type: ignore[assignment]
         for item in items:
             if not isinstance(item, tuple) or len(item) != 2:
                 continue
             key, value = item
-            key_text = _text(key)
-            if key_text is None or key_text.lower() != wanted:
+            if isinstance(key, str):
+                key = key.lower()
+                if key not in wanted:
+                    continue
+                index = wanted.index(key)
+            elif isinstance(key, (bytes, bytearray)):
+                key = bytes(key).lower()
+                if key not in wanted_bytes:
+                    continue
+                index = wanted_bytes.index(key)
+            else:
                 continue
             value_text = _text(value)
             if value_text is not None:
-                found.append(value_text)
+                found[index].append(value_text)
     except Exception:  # a customer's exotic mapping must not turn bad input into a 500
+        return [None] * len(wanted)
+    return [values[0] if values and all(v == values[0] for v in values) else None for values in found]
+
+
+def _lowercase_pairs(headers: object) -> Optional[dict[bytes, object]]:
+    """``headers`` as a dict when it is a list of ``(bytes, value)`` pairs whose names are
+    all lowercase and each appears once (what ASGI servers pass), else ``None``. Built and
+    checked in C: a request carries a dozen headers."""
+    if type(headers) is not list:
         return None
-    if not found or any(value != found[0] for value in found):
+    try:
+        pairs: dict[bytes, object] = dict(headers)
+        if len(pairs) != len(headers) or not b"".join(pairs).islower():
+            return None
+    except (TypeError, ValueError):
         return None
-    return found[0]
+    return pairs
 
 
 def _text(value: object) -> Optional[str]:

@@ -6,6 +6,7 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Optional, Union
 
 from .._errors import ParameterError
@@ -23,8 +24,14 @@ class SignedRequest:
     headers: dict[str, str]
 
 
-def sample_payload(event: str = "breaking_news", **data: Any) -> dict[str, Any]:
-    """A spec 6.3 payload of kind ``event``; keyword arguments override fields of ``data``."""
+def sample_payload(
+    event: str = "breaking_news", *, sent_at: Optional[Union[datetime, str]] = None, **data: Any
+) -> dict[str, Any]:
+    """A spec 6.3 payload of kind ``event``; keyword arguments override fields of ``data``.
+
+    ``sent_at`` defaults to now, so that a receiver's replay window accepts the payload; pass
+    an old time to test that it is refused.
+    """
     if event not in ("breaking_news", "breaking_news.update"):
         raise ParameterError("event must be breaking_news or breaking_news.update", parameter="event")
     post_id = data.pop("id", "1790000000000000001")
@@ -50,7 +57,10 @@ def sample_payload(event: str = "breaking_news", **data: Any) -> dict[str, Any]:
     else:
         body.update(update_of=body["event_id"], whats_new="Surgery scheduled for Tuesday.")
     body.update(data)
-    return {"event": event, "sent_at": "2026-11-21T12:00:01.250Z", "data": body}
+    when = datetime.now(timezone.utc) if sent_at is None else sent_at
+    if isinstance(when, datetime):
+        when = when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return {"event": event, "sent_at": when, "data": body}
 
 
 def build_test_request(

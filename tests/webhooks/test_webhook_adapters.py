@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import threading
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.te
 WAIT = 10.0
 # Odd spacing, key order and escapes: any parse-and-re-serialise step would break the signature.
 ODD_BODY = (
-    '{ "sent_at":"2026-11-21T12:00:01.250Z" ,\n  "event" : "breaking_news", "data": '
+    '{ "sent_at":"' + sample_payload()["sent_at"] + '" ,\n  "event" : "breaking_news", "data": '
     + json.dumps(sample_payload()["data"], indent=3, ensure_ascii=True).replace('"text"', '"te\\u0078t"')
     + "}"
 ).encode()
@@ -242,3 +243,146 @@ def test_django_view_is_csrf_exempt_and_verifies_request_body(receiver: WebhookR
 
     _check(post, receiver, recorder)
     assert client.get("/webhooks/").status_code == 405
+
+
+# -- the body limit and the method, the same in every adapter ---------------------------
+
+FIVE_MIB = 5 * 1024 * 1024
+
+
+class EndlessBody(io.RawIOBase):
+    """A request body of ``size`` bytes that counts what the adapter actually read."""
+
+    def __init__(self, size: int = FIVE_MIB) -> None:
+        self.left = size
+        self.read_total = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = min(len(buffer), self.left)
+        buffer[:n] = b"x" * n
+        self.left -= n
+        self.read_total += n
+        return n
+
+
+def _environ(method: str = "POST", content_length: str | None = None, chunked: bool = False,
+             body: EndlessBody | None = None) -> dict[str, Any]:
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method, "PATH_INFO": "/webhooks", "SERVER_NAME": "testserver", "SERVER_PORT": "80",
+        "wsgi.input": io.BufferedReader(body if body is not None else EndlessBody()), "wsgi.url_scheme": "http",
+        "wsgi.errors": io.StringIO(), "wsgi.multithread": False, "wsgi.multiprocess": False,
+        "wsgi.run_once": False, "wsgi.version": (1, 0),
+    }
+    if content_length is not None:
+        environ["CONTENT_LENGTH"] = content_length
+    if chunked:
+        environ["wsgi.input_terminated"] = True
+    return environ
+
+
+def _call_wsgi(app: Any, environ: dict[str, Any]) -> tuple[int, dict[str, str]]:
+    seen: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+        seen["status"], seen["headers"] = int(status.split()[0]), dict(headers)
+
+    b"".join(app(environ, start_response))
+    return seen["status"], seen["headers"]
+
+
+def _flask_app(receiver: WebhookReceiver) -> Any:
+    from flask import Flask
+
+    app = Flask(__name__)
+    # Every method routed to the view: the view itself must refuse what is not a POST.
+    app.add_url_rule("/webhooks", view_func=flask_view(receiver), methods=["GET", "POST", "PUT"])
+    return app
+
+
+WSGI_APPS = {
+    "wsgi": lambda receiver: WebhookWSGIApp(receiver),
+    "flask": lambda receiver: _flask_app(receiver).wsgi_app,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WSGI_APPS))
+@pytest.mark.parametrize(
+    ("content_length", "chunked", "most_read"),
+    [
+        (str(FIVE_MIB), False, 0),  # declared too large: refused before any read
+        (None, True, (1 << 20) + 64 * 1024),  # chunked, no length: reading stops at the limit
+        (str(FIVE_MIB - 1), True, 0),
+    ],
+)
+def test_wsgi_and_flask_refuse_5_mib_with_413_without_reading_it_whole(
+    receiver: WebhookReceiver, kind: str, content_length: str | None, chunked: bool, most_read: int
+) -> None:
+    body = EndlessBody()
+    status, _ = _call_wsgi(WSGI_APPS[kind](receiver), _environ(content_length=content_length, chunked=chunked, body=body))
+    assert status == 413
+    assert body.read_total <= most_read + 8192  # the BufferedReader may read one buffer ahead
+
+
+@pytest.mark.parametrize("kind", sorted(WSGI_APPS))
+def test_wsgi_and_flask_read_no_more_than_a_lying_content_length(receiver: WebhookReceiver, kind: str) -> None:
+    body = EndlessBody()
+    status, _ = _call_wsgi(WSGI_APPS[kind](receiver), _environ(content_length="100", body=body))
+    assert status == 401  # the 100 declared bytes were read and are not signed
+    assert body.read_total <= 8192
+
+
+@pytest.mark.parametrize("kind", sorted(WSGI_APPS))
+@pytest.mark.parametrize("method", ["GET", "PUT"])
+def test_wsgi_and_flask_answer_405_with_allow_post(receiver: WebhookReceiver, kind: str, method: str) -> None:
+    status, headers = _call_wsgi(WSGI_APPS[kind](receiver), _environ(method=method, content_length="0"))
+    assert (status, headers.get("Allow")) == (405, "POST")
+
+
+def test_django_refuses_5_mib_with_413_and_other_methods_with_405(receiver: WebhookReceiver) -> None:
+    from django.core.handlers.wsgi import WSGIHandler
+
+    _django_client(receiver)
+    handler = WSGIHandler()
+    body = EndlessBody()
+    environ = _environ(content_length=str(FIVE_MIB), body=body)
+    environ["PATH_INFO"] = "/webhooks/"
+    assert _call_wsgi(handler, environ)[0] == 413
+    assert body.read_total <= 8192
+    lying = EndlessBody()
+    environ = _environ(content_length="100", body=lying)
+    environ["PATH_INFO"] = "/webhooks/"
+    assert _call_wsgi(handler, environ)[0] == 401
+    assert lying.read_total <= 8192
+    for method in ("GET", "PUT"):
+        environ = _environ(method=method, content_length="0")
+        environ["PATH_INFO"] = "/webhooks/"
+        status, headers = _call_wsgi(handler, environ)
+        assert (status, headers.get("Allow")) == (405, "POST")
+
+
+@pytest.mark.anyio
+async def test_plain_asgi_app_refuses_a_declared_5_mib_body_before_receiving_any() -> None:
+    app = WebhookASGIApp(WebhookReceiver(SECRET, lambda e: None))
+    received: list[Any] = []
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        received.append(1)
+        return {"type": "http.request", "body": b"x" * 65536, "more_body": True}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-length", str(FIVE_MIB).encode())]}
+    await app(scope, receive, send)
+    assert (sent[0]["status"], received) == (413, [])
+    # Without a Content-Length the stream is read up to the limit, then refused.
+    sent.clear()
+    await app({"type": "http", "method": "POST", "headers": []}, receive, send)
+    assert sent[0]["status"] == 413 and len(received) == (1 << 20) // 65536 + 1
+    sent.clear()
+    await app({"type": "http", "method": "PUT", "headers": []}, receive, send)
+    assert sent[0]["status"] == 405 and (b"allow", b"POST") in sent[0]["headers"]

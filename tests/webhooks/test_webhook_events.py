@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webhook_helpers import SECRET, signed
 
@@ -68,6 +68,9 @@ UPDATE_SAMPLE = {
         "alt_sources": [],
     },
 }
+
+# A shared CI machine can be slow: no per-example deadline, no "too slow" health check.
+LOADED_MACHINE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _request(document: Any, **kwargs: Any) -> tuple[bytes, dict[str, str]]:
@@ -235,6 +238,7 @@ def _mutated_payload(draw_data: dict[str, Any], field: str, value: Any, kind: st
     return document
 
 
+@LOADED_MACHINE
 @given(
     kind=st.sampled_from(["breaking_news", "breaking_news.update", "other"]),
     field=st.sampled_from(["id", "players", "teams", "alt_sources", "created_at", "news_status", "update_of", "nope"]),
@@ -253,6 +257,7 @@ def test_fuzzed_signed_payloads_parse_or_raise_webhook_payload_error(
     assert event.event == document["event"]
 
 
+@LOADED_MACHINE
 @given(body=st.binary(max_size=300), headers=st.dictionaries(st.text(max_size=30), st.text(max_size=90), max_size=4))
 def test_fuzzed_unsigned_requests_only_raise_sports_posts_errors(body: bytes, headers: dict[str, str]) -> None:
     with pytest.raises(SignatureVerificationError):

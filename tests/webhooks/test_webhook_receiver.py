@@ -104,20 +104,57 @@ def test_both_event_kinds_of_one_post_id_are_handled_separately() -> None:
     assert sorted(e.event for e in handler.events) == ["breaking_news", "breaking_news.update"]
 
 
-def test_the_answer_is_decided_before_a_slow_handler_finishes() -> None:
+def test_without_an_inbox_the_answer_waits_for_the_handler() -> None:
+    order: list[str] = []
+
+    def handler(event: WebhookEvent) -> None:
+        order.append("handled")
+
+    receiver = WebhookReceiver(SECRET, handler)
+    request = signed()
+    response = receiver.handle(request.body, request.headers)
+    order.append(f"answered {response.status_code}")
+    assert order == ["handled", "answered 202"]
+
+
+def test_a_handler_that_overruns_its_budget_answers_503_and_keeps_its_claim() -> None:
     handler = Recorder()
-    handler.gate.clear()  # the handler blocks until the test lets it go
-    with WebhookReceiver(SECRET, handler, in_flight_wait=0) as receiver:
-        request = signed()
+    handler.gate.clear()  # blocked until the test lets it go: it cannot finish in time
+    with WebhookReceiver(SECRET, handler, in_flight_wait=0, handler_timeout=0.01) as receiver:
+        request = signed(delivery_id="dlv_1")
         response = receiver.handle(request.body, request.headers)
-        assert response.status_code == 202
-        assert handler.started.wait(WAIT)
-        assert handler.events == []  # still running: the answer did not wait for it
-        in_flight = signed()
+        assert (response.status_code, response.outcome, response.ok) == (503, "handler_timeout", False)
+        assert handler.started.is_set() and handler.events == []
+        in_flight = signed(delivery_id="dlv_2")
         assert receiver.handle(in_flight.body, in_flight.headers).status_code == 409
-        handler.gate.set()
+        handler.gate.set()  # the overrunning handler finishes and completes the story
         assert receiver.wait_idle(WAIT)
-    assert len(handler.events) == 1
+        late = signed(delivery_id="dlv_3")
+        assert receiver.handle(late.body, late.headers).outcome == "duplicate"
+    assert [e.delivery_id for e in handler.events] == ["dlv_1"]
+
+
+def test_a_handler_that_overruns_under_handle_async_answers_503_too() -> None:
+    done: list[str] = []
+    gates: list[asyncio.Event] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        await gates[0].wait()
+        done.append(event.dedupe_key)
+
+    async def scenario() -> None:
+        release = asyncio.Event()  # made on the running loop (Python 3.9 binds it at creation)
+        gates.append(release)
+        receiver = WebhookReceiver(SECRET, handler, handler_timeout=0.01)
+        request = signed()
+        response = await receiver.handle_async(request.body, request.headers)
+        assert (response.status_code, response.outcome) == (503, "handler_timeout")
+        release.set()
+        assert await receiver.wait_idle_async(WAIT)
+        assert (await receiver.handle_async(request.body, request.headers)).outcome == "duplicate"
+
+    asyncio.run(scenario())
+    assert done == ["breaking_news:1790000000000000001"]
 
 
 def test_a_retry_still_in_flight_after_the_wait_answers_409_not_2xx() -> None:
@@ -130,29 +167,35 @@ def test_a_retry_still_in_flight_after_the_wait_answers_409_not_2xx() -> None:
     assert (response.status_code, response.outcome, response.ok) == (409, "in_progress", False)
 
 
-def _retry_while_in_flight(handler: Recorder) -> tuple[int, str, list[str | None]]:
+def _retry_while_in_flight(handler: Recorder) -> tuple[int, tuple[int, str], list[str | None]]:
     """Deliver, then send a retry while the handler of the first attempt is blocked."""
     handler.gate.clear()
     with WebhookReceiver(SECRET, handler) as receiver:
-        first = signed(delivery_id="dlv_1")
-        assert receiver.handle(first.body, first.headers).status_code == 202
+        answers: dict[str, Any] = {}
+
+        def deliver(name: str) -> None:
+            request = signed(delivery_id=name)
+            answers[name] = receiver.handle(request.body, request.headers)
+
+        first = threading.Thread(target=deliver, args=("dlv_1",))
+        first.start()
         assert handler.started.wait(WAIT)
-        answers: list[Any] = []
-        retry = signed(delivery_id="dlv_2")
-        waiter = threading.Thread(target=lambda: answers.append(receiver.handle(retry.body, retry.headers)))
-        waiter.start()
+        retry = threading.Thread(target=deliver, args=("dlv_2",))
+        retry.start()
         handler.gate.set()  # the first attempt settles while (or before) the retry waits
-        waiter.join(WAIT)
+        first.join(WAIT)
+        retry.join(WAIT)
         assert receiver.wait_idle(WAIT)
-    return answers[0].status_code, answers[0].outcome, [e.delivery_id for e in handler.events]
+    second = answers["dlv_2"]
+    return answers["dlv_1"].status_code, (second.status_code, second.outcome), [e.delivery_id for e in handler.events]
 
 
 def test_a_retry_during_the_first_attempt_waits_for_it_and_answers_200_duplicate() -> None:
-    assert _retry_while_in_flight(Recorder()) == (200, "duplicate", ["dlv_1"])
+    assert _retry_while_in_flight(Recorder()) == (202, (200, "duplicate"), ["dlv_1"])
 
 
 def test_a_retry_during_a_first_attempt_that_fails_is_processed_itself() -> None:
-    assert _retry_while_in_flight(Recorder(failures=1)) == (202, "accepted", ["dlv_2"])
+    assert _retry_while_in_flight(Recorder(failures=1)) == (503, (202, "accepted"), ["dlv_2"])
 
 
 def test_the_response_unpacks_as_status_and_body() -> None:
@@ -161,13 +204,13 @@ def test_the_response_unpacks_as_status_and_body() -> None:
     assert (status, json.loads(body)) == (401, {"ok": False, "status": "invalid_signature"})
 
 
-def test_a_handler_that_raises_releases_the_claim_so_the_next_retry_is_processed() -> None:
+def test_a_handler_that_raises_answers_503_and_releases_the_claim_so_the_next_retry_is_processed() -> None:
     handler = Recorder(failures=1)
     store = MemoryDedupeStore()
     with WebhookReceiver(SECRET, handler, store=store) as receiver:
         first = signed(delivery_id="dlv_1")
-        assert receiver.handle(first.body, first.headers).status_code == 202
-        assert receiver.wait_idle(WAIT)
+        failed = receiver.handle(first.body, first.headers)
+        assert (failed.status_code, failed.outcome) == (503, "handler_failed")  # the service retries
         assert handler.events == []
         retry = signed(delivery_id="dlv_2")
         assert receiver.handle(retry.body, retry.headers).status_code == 202
@@ -359,8 +402,10 @@ def test_an_async_handler_cancelled_at_shutdown_releases_its_claim() -> None:
     async def app_lifetime() -> None:
         receiver = WebhookReceiver(SECRET, handler, store=store)
         request = signed()
-        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
-        await asyncio.sleep(0)  # let the task start; asyncio.run then cancels it on exit
+        answer = asyncio.ensure_future(receiver.handle_async(request.body, request.headers))
+        while not started:  # let the handler start; asyncio.run then cancels both on exit
+            await asyncio.sleep(0)
+        assert not answer.done()
 
     asyncio.run(app_lifetime())
     assert len(started) == 1
@@ -395,3 +440,41 @@ def test_a_claim_held_by_a_worker_that_died_lapses_and_a_later_retry_is_processe
         assert receiver.handle(late.body, late.headers).status_code == 202
         assert receiver.wait_idle(WAIT)
     assert [e.delivery_id for e in handler.events] == ["dlv_3"]
+
+
+class ThreadRecordingMemory(MemoryDedupeStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[str] = set()
+
+    def claim(self, key: str) -> bool:
+        self.threads.add(threading.current_thread().name)
+        return super().claim(key)
+
+
+class ThreadRecordingSQLite(SQLiteDedupeStore):
+    threads: set[str]
+
+    def claim(self, key: str) -> bool:
+        self.threads.add(threading.current_thread().name)
+        return super().claim(key)
+
+
+def test_handle_async_claims_on_the_loop_for_the_memory_store_and_in_a_thread_for_sqlite(tmp_path: Path) -> None:
+    memory = ThreadRecordingMemory()
+    sqlite = ThreadRecordingSQLite(tmp_path / "dedupe.db")
+    sqlite.threads = set()
+
+    async def handler(event: WebhookEvent) -> None:
+        pass
+
+    async def scenario() -> None:
+        for store in (memory, sqlite):
+            receiver = WebhookReceiver(SECRET, handler, store=store)
+            request = signed()
+            assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+
+    asyncio.run(scenario())
+    loop_thread = threading.current_thread().name
+    assert memory.threads == {loop_thread}  # awaited natively: no thread hop
+    assert sqlite.threads and loop_thread not in sqlite.threads  # blocking I/O: offloaded

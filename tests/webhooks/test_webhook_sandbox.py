@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -52,6 +52,11 @@ def sandbox() -> Iterator[Sandbox]:
         box.stop()
 
 
+def sandbox_time(sandbox: Sandbox) -> Callable[[], float]:
+    """The sandbox clock as epoch seconds, the receiver's clock type."""
+    return lambda: sandbox.now().timestamp()
+
+
 def _serve(receiver: WebhookReceiver) -> tuple[WSGIServer, str]:
     server = make_server("127.0.0.1", 0, WebhookWSGIApp(receiver), handler_class=_Quiet)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -66,7 +71,8 @@ def test_sandbox_deliveries_are_verified_typed_threaded_and_retried_once(sandbox
         with lock:
             events.append(event)
 
-    receiver = WebhookReceiver(SECRET, handler, store=FlakyStore(outages=1))
+    # The sandbox's manual clock stamps sent_at: the replay window must read the same clock.
+    receiver = WebhookReceiver(SECRET, handler, store=FlakyStore(outages=1), clock=sandbox_time(sandbox))
     server, url = _serve(receiver)
     try:
         sandbox.subscribe(url, SECRET, leagues=["NFL"])
@@ -93,7 +99,7 @@ def test_sandbox_deliveries_are_verified_typed_threaded_and_retried_once(sandbox
 
 def test_a_wrong_secret_is_answered_401_and_the_sandbox_keeps_retrying(sandbox: Sandbox) -> None:
     handled: list[WebhookEvent] = []
-    receiver = WebhookReceiver("another-secret", handled.append)
+    receiver = WebhookReceiver("another-secret", handled.append, clock=sandbox_time(sandbox))
     server, url = _serve(receiver)
     try:
         sandbox.subscribe(url, SECRET)

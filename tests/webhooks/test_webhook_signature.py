@@ -7,7 +7,7 @@ import hmac
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import ParameterError, SignatureVerificationError
@@ -18,6 +18,9 @@ GITHUB_PAYLOAD = "Hello, World!"
 GITHUB_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
 BODY = b'{"event":"breaking_news","data":{"id":"1"}}'
 SECRET = "s3cret"
+
+# A shared CI machine can be slow: no per-example deadline, no "too slow" health check.
+LOADED_MACHINE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def test_githubs_published_example_verifies() -> None:
@@ -137,6 +140,7 @@ def test_errors_never_contain_the_secret() -> None:
         assert secret not in repr(info.value)
 
 
+@LOADED_MACHINE
 @given(
     payload=st.one_of(st.binary(max_size=256), st.text(max_size=256), st.none(), st.integers()),
     signature=st.one_of(
@@ -154,6 +158,7 @@ def test_fuzzed_inputs_only_ever_raise_signature_verification_error(payload: Any
         pass
 
 
+@LOADED_MACHINE
 @given(payload=st.binary(max_size=512), secret=st.text(max_size=40).map("whsec_prop_".__add__))
 def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, secret: str) -> None:
     signature = sign_payload(payload, secret)
@@ -162,6 +167,7 @@ def test_sign_then_verify_round_trips_for_any_body_and_secret(payload: bytes, se
         verify_signature(payload + b"x", signature, secret)
 
 
+@LOADED_MACHINE
 @given(
     payload=st.binary(max_size=4096),
     # A distinctive prefix: the suite's secret watch must not take "00000000" for a leak.
@@ -181,3 +187,23 @@ def test_a_64_byte_and_a_65_byte_key_take_their_rfc_2104_branches() -> None:
     for key in (b"k" * 64, b"k" * 65, "\u00e9" * 33):  # the last one is 66 bytes once encoded
         raw = key.encode() if isinstance(key, str) else key
         assert sign_payload(BODY, key) == "sha256=" + hmac.new(raw, BODY, hashlib.sha256).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ([(b"x-service-signature", b"a"), (b"x-other", b"b")], ["a", None]),  # ASGI: dict lookups
+        ([(b"x-service-signature", b"a"), (b"X-Service-Signature", b"b")], [None, None]),  # ambiguous
+        ([(b"x-service-signature", b"a"), (b"x-service-signature", b"a")], ["a", None]),  # repeated, same
+        ([(b"x-service-signature", b"a"), (b"x-service-signature", b"b")], [None, None]),
+        ([(b"X-SERVICE-DELIVERY", b"d"), (b"x-service-signature", b"a")], ["a", "d"]),
+        ([(b"x-service-signature", 7), (b"x-service-delivery", b"\xe9")], [None, "\xe9"]),
+        ([(b"x-service-signature",)], [None, None]),
+    ],
+)
+def test_get_headers_fast_path_keeps_the_rules_of_get_header(headers: Any, expected: list[Any]) -> None:
+    from sports_posts.webhooks.signature import get_header, get_headers
+
+    names = ("X-Service-Signature", "X-Service-Delivery")
+    assert get_headers(headers, names) == expected
+    assert [get_header(headers, name) for name in names] == expected

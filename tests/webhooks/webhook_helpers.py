@@ -7,6 +7,8 @@ from typing import Any
 from sports_posts.webhooks import SignedRequest, build_test_request, sample_payload
 
 SECRET = "whsec_test_0123456789"
+SENT_AT = sample_payload()["sent_at"]
+"""One ``sent_at`` for the whole run: the service's retries repeat the payload byte for byte."""
 
 
 class FakeClock:
@@ -25,4 +27,5 @@ class FakeClock:
 def signed(event: str = "breaking_news", *, secret: str = SECRET, delivery_id: str | None = None,
            **data: Any) -> SignedRequest:
     """A request as the service sends it; each call is a new delivery unless ``delivery_id`` is given."""
+    data.setdefault("sent_at", SENT_AT)
     return build_test_request(sample_payload(event, **data), secret, delivery_id=delivery_id)

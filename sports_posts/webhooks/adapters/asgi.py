@@ -6,24 +6,22 @@ from collections.abc import Awaitable, MutableMapping
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..receiver import WebhookReceiver, WebhookResponse
+from ..signature import get_header
+from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, declared_too_large
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-__all__ = ["WebhookASGIApp", "starlette_endpoint", "starlette_response"]
+__all__ = ["MAX_BODY", "WebhookASGIApp", "starlette_endpoint", "starlette_response"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-_NOT_ALLOWED = b'{"ok":false,"status":"method_not_allowed"}'
-_TOO_LARGE = b'{"ok":false,"status":"too_large"}'
-_JSON = [(b"content-type", b"application/json")]
-MAX_BODY = 1 << 20
-"""The largest body read (1 MiB, as the WSGI adapter): a breaking-news payload is a few KB,
-and reading stops at the limit, so a huge POST cannot exhaust memory."""
+_JSON = [(b"content-type", JSON.encode())]
+_DEFAULT_HEADERS = WebhookResponse(0, b"").headers
 
 
 class WebhookASGIApp:
@@ -47,7 +45,11 @@ class WebhookASGIApp:
         if scope["type"] != "http":
             return
         if scope.get("method") != "POST":
-            await _send(send, 405, _NOT_ALLOWED, [(b"allow", b"POST"), (b"content-type", b"application/json")])
+            await _send(send, 405, NOT_ALLOWED, [(b"allow", b"POST"), *_JSON])
+            return
+        headers = scope.get("headers", [])
+        if declared_too_large(get_header(headers, "content-length"), self.max_body):
+            await _send(send, 413, TOO_LARGE, _JSON)  # refused before reading a byte
             return
         chunks: list[bytes] = []
         size = 0
@@ -58,12 +60,12 @@ class WebhookASGIApp:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                await _send(send, 413, _TOO_LARGE, _JSON)
+                await _send(send, 413, TOO_LARGE, _JSON)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        response = await self.receiver.handle_async(b"".join(chunks), scope.get("headers", []))
+        response = await self.receiver.handle_async(b"".join(chunks), headers)
         await _send(send, response.status_code, response.body, _raw_headers(response))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -79,6 +81,8 @@ class WebhookASGIApp:
 
 
 def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
+    if response.headers is _DEFAULT_HEADERS:  # every answer of the receiver: encoded once
+        return _JSON
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
 
 
@@ -93,12 +97,16 @@ async def starlette_response(receiver: WebhookReceiver, request: Request, *, max
     a body over ``max_body`` is answered 413 without being read further."""
     from starlette.responses import Response
 
+    if request.method != "POST":
+        return Response(NOT_ALLOWED, status_code=405, media_type=JSON, headers={"Allow": "POST"})
+    if declared_too_large(request.headers.get("content-length"), max_body):
+        return Response(TOO_LARGE, status_code=413, media_type=JSON)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():  # the raw bytes, stopping at the limit
         size += len(chunk)
         if size > max_body:
-            return Response(_TOO_LARGE, status_code=413, media_type="application/json")
+            return Response(TOO_LARGE, status_code=413, media_type=JSON)
         chunks.append(chunk)
     result = await receiver.handle_async(b"".join(chunks), request.headers)
     return Response(result.body, status_code=result.status_code, headers=dict(result.headers))

@@ -1,0 +1,232 @@
+"""The webhook receiver under uvicorn against a bare Starlette endpoint doing the same HMAC check.
+
+    python -m benchmarks.run --only receiver
+
+Both apps run in their own uvicorn process (same settings, one worker) on a loopback port
+and take the same load: a raw-socket HTTP/1.1 client with N keep-alive connections, each
+request a new story (so the SDK claims, parses and runs its handler every time). The runs
+are interleaved and bounded in requests and seconds. The figures are throughput and p99
+latency at each concurrency, as the SDK's ratio to the bare endpoint, plus an SVG chart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from types import ModuleType
+from typing import Any
+
+SECRET = "whsec_benchmark_receiver"
+SVG_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "receiver-benchmark.svg")
+
+
+# --------------------------------------------------------------------------- the two servers
+
+
+def _sdk_app() -> Any:
+    from sports_posts.webhooks import MemoryDedupeStore, WebhookEvent, WebhookReceiver
+    from sports_posts.webhooks.adapters.asgi import WebhookASGIApp
+
+    async def handler(event: WebhookEvent) -> None:
+        pass
+
+    return WebhookASGIApp(WebhookReceiver(SECRET, handler, store=MemoryDedupeStore()))
+
+
+def _bare_app() -> Any:
+    """What a user would write by hand: read the body, check the HMAC, answer 202."""
+    import hashlib
+    import hmac
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    key = SECRET.encode()
+
+    async def webhook(request: Request) -> Response:
+        body = await request.body()
+        expected = "sha256=" + hmac.new(key, body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, request.headers.get("x-service-signature", "")):
+            return Response(b'{"ok":false}', status_code=401, media_type="application/json")
+        return Response(b'{"ok":true,"status":"accepted"}', status_code=202, media_type="application/json")
+
+    return Starlette(routes=[Route("/webhooks", webhook, methods=["POST"])])
+
+
+def serve(kind: str, port: int) -> None:
+    import uvicorn
+
+    app = _sdk_app() if kind == "sdk" else _bare_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+# --------------------------------------------------------------------------- the load
+
+
+def _requests(tag: str, n: int) -> list[bytes]:
+    """``n`` signed requests, each a new story (unique post id), as raw HTTP/1.1 bytes."""
+    from sports_posts.webhooks import sample_payload, sign_payload
+
+    out = []
+    for i in range(n):
+        body = json.dumps(sample_payload(id=f"{tag}{i:07d}"), separators=(",", ":")).encode()
+        head = (
+            f"POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nX-Service-Signature: {sign_payload(body, SECRET)}\r\n"
+            f"X-Service-Delivery: d{tag}{i}\r\nX-Service-Event: breaking_news\r\n\r\n"
+        )
+        out.append(head.encode() + body)
+    return out
+
+
+async def _load(port: int, requests: list[bytes], concurrency: int, time_cap: float) -> dict[str, Any]:
+    """Send ``requests`` over ``concurrency`` keep-alive connections; stop at ``time_cap`` seconds."""
+    latencies: list[float] = []
+    errors = 0
+    queue = iter(requests)
+    deadline = time.perf_counter() + time_cap
+
+    async def connection() -> None:
+        nonlocal errors
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            for request in queue:
+                if time.perf_counter() > deadline:
+                    return
+                t0 = time.perf_counter()
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                await reader.readexactly(length)
+                latencies.append(time.perf_counter() - t0)
+                if not head.startswith(b"HTTP/1.1 202"):
+                    errors += 1
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(connection() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        "throughput": len(latencies) / elapsed,
+        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+    }
+
+
+# --------------------------------------------------------------------------- the section
+
+
+def run(quick: bool, bench: ModuleType) -> None:
+    """Record the throughput and p99 ratios at each concurrency; write the chart in full mode."""
+    levels = [8] if quick else [1, 4, 16, 64]
+    # Short interleaved rounds, best of each: a burst from another process spoils one round
+    # of one app, not the figure.
+    per_run = 300 if quick else 400
+    rounds = 1 if quick else 9
+    time_cap = 10.0 if quick else 20.0
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    ports: dict[str, int] = {}
+    try:
+        for kind in ("bare", "sdk"):
+            ports[kind] = bench.free_port()
+            procs[kind] = subprocess.Popen([sys.executable, "-m", "benchmarks.receiver", kind, str(ports[kind])])
+        for kind in procs:
+            bench.wait_port(ports[kind], procs[kind])
+        figures: dict[int, dict[str, list[dict[str, Any]]]] = {}
+        for level in levels:
+            figures[level] = {"bare": [], "sdk": []}
+            asyncio.run(_load(ports["bare"], _requests(f"w{level}b", 50), level, time_cap))  # warm up
+            asyncio.run(_load(ports["sdk"], _requests(f"w{level}s", 50), level, time_cap))
+            for r in range(rounds):
+                for kind in ("bare", "sdk"):  # interleaved: both see the same machine
+                    result = asyncio.run(_load(ports[kind], _requests(f"{level}{kind[0]}{r}", per_run), level, time_cap))
+                    figures[level][kind].append(result)
+        summary = []
+        for level in levels:
+            bare, sdk = figures[level]["bare"], figures[level]["sdk"]
+            bare_tp, sdk_tp = max(x["throughput"] for x in bare), max(x["throughput"] for x in sdk)
+            bare_p99, sdk_p99 = min(x["p99_ms"] for x in bare), min(x["p99_ms"] for x in sdk)
+            errors = sum(x["errors"] for x in bare + sdk)
+            tp_ratio, p99_ratio = sdk_tp / bare_tp, sdk_p99 / bare_p99
+            bench.record(f"receiver throughput at concurrency {level}: ASGI app + memory store vs bare Starlette",
+                         tp_ratio, "x", ">= 0.8", tp_ratio >= 0.8 and errors == 0,
+                         sdk_rps=round(sdk_tp), bare_rps=round(bare_tp), errors=errors)
+            bench.record(f"receiver p99 at concurrency {level}: ASGI app + memory store vs bare Starlette",
+                         p99_ratio, "x", "<= 1.5", p99_ratio <= 1.5,
+                         sdk_p99_ms=round(sdk_p99, 2), bare_p99_ms=round(bare_p99, 2))
+            summary.append({"concurrency": level, "sdk_rps": sdk_tp, "bare_rps": bare_tp,
+                            "sdk_p99_ms": sdk_p99, "bare_p99_ms": bare_p99})
+        if not quick:
+            with open(SVG_PATH, "w") as f:
+                f.write(chart(summary))
+            bench.note("receiver chart", f"written to {os.path.relpath(SVG_PATH)}")
+    finally:
+        for proc in procs.values():
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------- the chart
+
+
+def chart(summary: list[dict[str, Any]]) -> str:
+    """Two panels (throughput, p99) against concurrency, SDK and bare endpoint, as plain SVG."""
+    width, height, pad = 360, 240, 48
+    colours = {"sdk": "#1f6feb", "bare": "#8b949e"}
+    names = {"sdk": "WebhookASGIApp + MemoryDedupeStore", "bare": "bare Starlette + HMAC"}
+    levels = [row["concurrency"] for row in summary]
+
+    def panel(x0: int, metric: str, title: str, unit: str) -> list[str]:
+        top = max(max(row[f"sdk_{metric}"], row[f"bare_{metric}"]) for row in summary) * 1.15
+        def px(i: int) -> float:
+            return x0 + pad + (width - 2 * pad) * (i / max(1, len(levels) - 1))
+        def py(value: float) -> float:
+            return height - pad - (height - 2 * pad) * value / top
+        parts = [
+            f'<text x="{x0 + width / 2}" y="20" text-anchor="middle" font-weight="bold">{title}</text>',
+            f'<line x1="{x0 + pad}" y1="{height - pad}" x2="{x0 + width - pad}" y2="{height - pad}" stroke="#444"/>',
+            f'<line x1="{x0 + pad}" y1="{pad}" x2="{x0 + pad}" y2="{height - pad}" stroke="#444"/>',
+            f'<text x="{x0 + width / 2}" y="{height - 10}" text-anchor="middle">concurrent connections</text>',
+            f'<text x="{x0 + 12}" y="{height / 2}" transform="rotate(-90 {x0 + 12} {height / 2})" '
+            f'text-anchor="middle">{unit}</text>',
+        ]
+        for tick in range(5):
+            value = top * tick / 4
+            parts.append(f'<text x="{x0 + pad - 4}" y="{py(value) + 4:.1f}" text-anchor="end" font-size="10">'
+                         f"{value:,.0f}</text>" if value >= 10 else
+                         f'<text x="{x0 + pad - 4}" y="{py(value) + 4:.1f}" text-anchor="end" font-size="10">'
+                         f"{value:.1f}</text>")
+        for i, level in enumerate(levels):
+            parts.append(f'<text x="{px(i):.1f}" y="{height - pad + 14}" text-anchor="middle" font-size="10">{level}</text>')
+        for kind, colour in colours.items():
+            points = " ".join(f"{px(i):.1f},{py(row[f'{kind}_{metric}']):.1f}" for i, row in enumerate(summary))
+            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
+            for i, row in enumerate(summary):
+                parts.append(f'<circle cx="{px(i):.1f}" cy="{py(row[f"{kind}_{metric}"]):.1f}" r="3" fill="{colour}"/>')
+        return parts
+
+    body = panel(0, "rps", "Throughput", "requests/s") + panel(width, "p99_ms", "p99 latency", "ms")
+    for n, (kind, colour) in enumerate(colours.items()):
+        y = height + 14 + 16 * n
+        body.append(f'<rect x="{pad}" y="{y - 9}" width="12" height="10" fill="{colour}"/>')
+        body.append(f'<text x="{pad + 18}" y="{y}">{names[kind]}</text>')
+    total_height = height + 44
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{total_height}" '
+            f'viewBox="0 0 {2 * width} {total_height}" font-family="sans-serif" font-size="12">\n'
+            + "\n".join(body) + "\n</svg>\n")
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,40 @@
+"""The receiver and dedupe benchmarks keep working: their baseline and chart, without timing anything."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from benchmarks.dedupe import _dict_and_lock
+from benchmarks.receiver import _requests, chart
+from sports_posts.webhooks import WebhookReceiver, construct_event
+from sports_posts.webhooks.receiver import WebhookResponse
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def test_the_dict_and_lock_baseline_does_the_same_check_and_set_as_the_memory_store() -> None:
+    claim = _dict_and_lock()
+    assert claim("a") and not claim("a") and claim("b")
+
+
+def test_the_chart_is_svg_with_a_line_per_app_in_each_panel() -> None:
+    rows = [{"concurrency": c, "sdk_rps": 900.0 * c ** 0.5, "bare_rps": 800.0 * c ** 0.5,
+             "sdk_p99_ms": 2.0 * c, "bare_p99_ms": 1.8 * c} for c in (1, 4, 16, 64)]
+    root = ET.fromstring(chart(rows))
+    assert root.tag == SVG + "svg"
+    lines = root.findall(SVG + "polyline")
+    assert len(lines) == 4 and all(len(line.get("points", "").split()) == 4 for line in lines)
+    texts = {t.text for t in root.iter(SVG + "text")}
+    assert {"Throughput", "p99 latency", "64"} <= texts
+
+
+def test_the_load_is_signed_new_stories_the_receiver_accepts() -> None:
+    raw = _requests("t", 3)
+    head, body = raw[0].split(b"\r\n\r\n", 1)
+    headers = dict(line.split(": ", 1) for line in head.decode().split("\r\n")[1:])
+    event = construct_event(body, headers, "whsec_benchmark_receiver", tolerance=3600)
+    assert event.data.id == "t0000000"
+    receiver = WebhookReceiver("whsec_benchmark_receiver", lambda e: None)
+    response: WebhookResponse = receiver.handle(body, headers)
+    assert response.status_code == 202
+    assert len({r.split(b"\r\n\r\n", 1)[1] for r in raw}) == 3  # each request a new story
