@@ -5,6 +5,10 @@ import their framework only when used.
 """
 
 from .._errors import SignatureVerificationError, WebhookPayloadError
+from ._inbox_protocol import Inbox
+from ._postgres import PostgresDedupeStore, PostgresInbox
+from ._redis_inbox import RedisInbox
+from ._store import StoreError
 from .dedupe import DedupeStore, MemoryDedupeStore, RedisDedupeStore, SQLiteDedupeStore
 from .events import (
     AltSource,
@@ -40,13 +44,18 @@ __all__ = [
     "BreakingNewsUpdateEvent",
     "DedupeStore",
     "Handler",
+    "Inbox",
     "InboxEntry",
     "MemoryDedupeStore",
+    "PostgresDedupeStore",
+    "PostgresInbox",
     "RedisDedupeStore",
+    "RedisInbox",
     "SQLiteInbox",
     "SQLiteDedupeStore",
     "SignatureVerificationError",
     "SignedRequest",
+    "StoreError",
     "Story",
     "SubscriptionFilter",
     "TaggedEntity",

@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
+from ._inbox_protocol import Inbox
 from .dedupe import DedupeStore, MemoryDedupeStore
 from .events import WebhookEvent, construct_event, parse_event
 from .filters import SubscriptionFilter
-from .inbox import InboxEntry, SQLiteInbox
+from .inbox import InboxEntry
 from .signature import Headers, Payload, Secret, _secret_keys
 
 __all__ = ["Handler", "WebhookReceiver", "WebhookResponse"]
@@ -97,7 +98,7 @@ class WebhookReceiver:
         handler: Handler,
         *,
         store: Optional[DedupeStore] = None,
-        inbox: Optional[SQLiteInbox] = None,
+        inbox: Optional[Inbox] = None,
         filter: Optional[SubscriptionFilter] = None,
         max_workers: int = 8,
         poll_interval: float = 2.0,
