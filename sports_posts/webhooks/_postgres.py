@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
 from ._pg import NOW, Database, Result, Statement, check_in_transaction
+from ._store import check_body, check_key
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations, _Tokens
 from .inbox import DEFAULT_BACKOFF, InboxEntry
 
@@ -118,7 +119,7 @@ class PostgresDedupeStore(_PostgresStore):
             f" VALUES (%(key)s, %(token)s, {NOW} + %(lease)s)"
             " ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at"
             f" WHERE sports_posts_claims.expires_at <= {NOW}",
-            {"key": key, "token": token, "lease": self.lease, "now": self._now()},
+            {"key": check_key(key), "token": token, "lease": self.lease, "now": self._now()},
         )]
         if self._sweep_due():
             statements.append((f"DELETE FROM sports_posts_claims WHERE expires_at <= {NOW}", {"now": self._now()}))
@@ -173,7 +174,7 @@ class PostgresDedupeStore(_PostgresStore):
             f"INSERT INTO sports_posts_effects (key, done_at) VALUES (%(key)s, {NOW})"
             " ON CONFLICT (key) DO UPDATE SET done_at = excluded.done_at"
             f" WHERE sports_posts_effects.done_at <= {NOW} - %(ttl)s RETURNING 1",
-            {"key": key, "ttl": self.ttl, "now": self._now()},
+            {"key": check_key(key), "ttl": self.ttl, "now": self._now()},
         )]
 
     def _effects_sweep_sql(self) -> list[Statement]:
@@ -290,7 +291,7 @@ class PostgresInbox(_PostgresStore):
             "INSERT INTO sports_posts_inbox (key, body, delivery_id, state, due_at, received_at)"
             f" VALUES (%(key)s, %(body)s, %(delivery)s, 'pending', {NOW}, {NOW})"
             " ON CONFLICT (key) DO NOTHING",
-            {"key": key, "body": bytes(body), "delivery": delivery_id, "now": self._now()},
+            {"key": check_key(key), "body": check_body(body), "delivery": delivery_id, "now": self._now()},
         )]
 
     def _take_sql(self, limit: int) -> list[Statement]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
-from ._store import describe_url, missing_extra, translated_errors
+from ._store import check_body, check_key, describe_url, missing_extra, translated_errors
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 from .inbox import DEFAULT_BACKOFF, InboxEntry
 
@@ -282,8 +282,8 @@ class RedisInbox:
     # -- calls: (script, keys, args) built once, run sync or async ----------------------
 
     def _put_call(self, key: str, body: bytes, delivery_id: Optional[str]) -> tuple[str, list[str], list[Any]]:
-        return _PUT, [self._entry_key(key), self._k("stream"), self._k("counts")], [
-            self._now(), key, bytes(body), delivery_id or ""]
+        return _PUT, [self._entry_key(check_key(key)), self._k("stream"), self._k("counts")], [
+            self._now(), key, check_body(body), delivery_id or ""]
 
     def _take_call(self, limit: int) -> tuple[str, list[str], list[Any]]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any, Optional
 from urllib.parse import unquote, urlsplit
 
-from .._errors import SportsPostsError
+from .._errors import ParameterError, SportsPostsError
 
-__all__ = ["StoreError", "describe_url", "missing_extra", "translated_errors"]
+__all__ = ["StoreError", "check_body", "check_key", "describe_url", "missing_extra", "translated_errors"]
 
 
 class StoreError(SportsPostsError):
@@ -28,6 +28,24 @@ class StoreError(SportsPostsError):
         super().__init__(message)
         self.engine = engine
         self.code = code
+
+
+def check_key(key: object) -> str:
+    """A key both engines store as given: a non-empty string of UTF-8 text without NUL."""
+    if not isinstance(key, str) or not key or "\x00" in key:
+        raise ParameterError("a store key must be a non-empty string without NUL", parameter="key")
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ParameterError("a store key must be valid UTF-8 text", parameter="key") from None
+    return key
+
+
+def check_body(body: object) -> bytes:
+    """The raw body as bytes (``bytes``, ``bytearray`` or ``memoryview``)."""
+    if not isinstance(body, (bytes, bytearray, memoryview)):
+        raise ParameterError("an inbox body must be bytes", parameter="body")
+    return bytes(body)
 
 
 def _password(url: str) -> Optional[str]:
@@ -52,8 +70,10 @@ def describe_url(url: str) -> str:
 
 def scrub(text: str, url: Optional[str]) -> str:
     """``text`` with the URL's password (raw and percent-decoded) masked, in case a driver echoes it."""
-    if url:
-        for secret in {_password(url), urlsplit(url).password if "://" in url else None}:
+    password = _password(url) if url else None
+    if password:
+        raw = urlsplit(url).password if url else None
+        for secret in {password, raw}:
             if secret:
                 text = text.replace(secret, "***")
     return text
