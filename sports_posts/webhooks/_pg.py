@@ -126,15 +126,19 @@ class Database:
         return conn
 
     def run(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
-        """Run ``statements`` in one transaction (a savepoint inside a caller's transaction)."""
+        """Run ``statements`` in one transaction of their own, or, given the caller's
+        ``connection``, inside the caller's transaction (committed or rolled back by them)."""
         with self._errors_here():
-            conn = connection if connection is not None else self.connection()
+            own = self.connection()
             if not self._migrated:
                 with self._migrate_lock:
                     if not self._migrated:
-                        _run_on(conn, _migration())
+                        _run_on(own, _migration())
                         self._migrated = True
-            return _run_on(conn, statements)
+            if connection is not None:
+                with connection.cursor() as cur:
+                    return _execute_all(cur, statements)
+            return _run_on(own, statements)
 
     def migrate(self) -> None:
         """Create the tables and indexes if missing (idempotent, safe from many processes at once)."""
@@ -168,11 +172,14 @@ class Database:
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
         """:meth:`run` on an async connection."""
         with self._errors_here():
-            conn = connection if connection is not None else await self.aconnection()
+            own = await self.aconnection()
             if not self._migrated:
-                await _arun_on(conn, _migration())
+                await _arun_on(own, _migration())
                 self._migrated = True
-            return await _arun_on(conn, statements)
+            if connection is not None:
+                async with connection.cursor() as cur:
+                    return await _aexecute_all(cur, statements)
+            return await _arun_on(own, statements)
 
     async def amigrate(self) -> None:
         """:meth:`migrate` on an async connection."""
@@ -193,26 +200,38 @@ def _migration() -> list[Statement]:
     return [("SELECT pg_advisory_xact_lock(%(lock)s)", {"lock": _MIGRATE_LOCK}), (schema_sql(), None)]
 
 
-def _run_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
+def _execute_all(cur: Any, statements: Sequence[Statement]) -> list[Result]:
     results: list[Result] = []
+    for sql, params in statements:
+        cur.execute(sql, params)
+        results.append((cur.rowcount, cur.fetchall() if cur.description else []))
+    return results
+
+
+def _run_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
     with conn.transaction(), conn.cursor() as cur:
-        for sql, params in statements:
-            cur.execute(sql, params)
-            results.append((cur.rowcount, cur.fetchall() if cur.description else []))
+        return _execute_all(cur, statements)
+
+
+async def _aexecute_all(cur: Any, statements: Sequence[Statement]) -> list[Result]:
+    results: list[Result] = []
+    for sql, params in statements:
+        await cur.execute(sql, params)
+        results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
 
 
 async def _arun_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
-    results: list[Result] = []
     async with conn.transaction(), conn.cursor() as cur:
-        for sql, params in statements:
-            await cur.execute(sql, params)
-            results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
-    return results
+        return await _aexecute_all(cur, statements)
 
 
 def check_in_transaction(owner: str, conn: Any) -> None:
-    """A claim outside a transaction would commit alone, and the exactly-once promise with it."""
+    """A claim outside a transaction would commit alone, and the exactly-once promise with it.
+
+    Inside ``with conn.transaction():``, or on a connection not in autocommit mode (its
+    first statement opens the transaction that the caller commits), the claim is theirs.
+    """
     psycopg = _psycopg(owner)
     if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
         raise ParameterError(
