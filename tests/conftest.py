@@ -118,7 +118,7 @@ def postgres_url() -> Iterator[str]:
         pytest.fail(f"initdb failed: {initdb.stderr[-500:]}")
     pg_ctl = os.path.join(bindir, "pg_ctl")
     options = (f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1 -c fsync=off"
-               " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100")
+               " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
     try:
         started = subprocess.run(
             [*as_postgres, pg_ctl, "-D", data, "-l", os.path.join(workdir, "log"), "-o", options, "-w", "-t", "30", "start"],
