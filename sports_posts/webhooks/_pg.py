@@ -209,6 +209,9 @@ def _execute_all(cur: Any, statements: Sequence[Statement]) -> list[Result]:
 
 
 def _run_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
+    if len(statements) == 1 and conn.autocommit:  # one statement is atomic: no BEGIN/COMMIT trips
+        with conn.cursor() as cur:
+            return _execute_all(cur, statements)
     with conn.transaction(), conn.cursor() as cur:
         return _execute_all(cur, statements)
 
@@ -222,6 +225,9 @@ async def _aexecute_all(cur: Any, statements: Sequence[Statement]) -> list[Resul
 
 
 async def _arun_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
+    if len(statements) == 1 and conn.autocommit:
+        async with conn.cursor() as cur:
+            return await _aexecute_all(cur, statements)
     async with conn.transaction(), conn.cursor() as cur:
         return await _aexecute_all(cur, statements)
 
