@@ -333,6 +333,7 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "signature": bench_signature,
     "dedupe": bench_dedupe,
     "poller": bench_poller,
+    "fleet": lambda quick: __import__("benchmarks.fleet", fromlist=["bench_fleet"]).bench_fleet(quick),
 }
 
 
