@@ -9,16 +9,13 @@ is the SDK's overhead over the driver (target >= 0.8x); the round trips are the 
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
-import tempfile
 import time
 from typing import Any, Callable
 
 
 def bench_fleet(quick: bool) -> None:
-    from benchmarks.run import compare, free_port, record, wait_port
-    from tests.servers import ServerError, private_postgres
+    from benchmarks.run import compare, record
+    from tests.servers import ServerError, private_postgres, private_redis
 
     number, rounds = (100, 3) if quick else (300, 7)
 
@@ -38,21 +35,11 @@ def bench_fleet(quick: bool) -> None:
     except ServerError as exc:
         record("PostgreSQL fleet stores", 0.0, "x", ">= 0.8", False, error=str(exc))
 
-    binary = shutil.which("redis-server")
-    if binary is None:
-        record("RedisInbox", 0.0, "x", ">= 0.8", False, error="no redis-server")
-        return
-    port = free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", tmp],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_port(port, proc)
-            _redis(f"redis://127.0.0.1:{port}/0", ratio)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    try:
+        with private_redis() as url:
+            _redis(url, ratio)
+    except ServerError as exc:
+        record("RedisInbox", 0.0, "x", ">= 0.8", False, error=str(exc))
 
 
 def _postgres(url: str, ratio: Callable[..., None]) -> None:

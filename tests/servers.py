@@ -1,5 +1,5 @@
-"""A private PostgreSQL server in a temp directory on a free loopback port, for the tests and
-the benchmarks (``python -m benchmarks.run`` imports it too)."""
+"""Private redis-server and PostgreSQL servers in temp directories on free loopback ports, for
+the tests and the benchmarks (``python -m benchmarks.run`` imports this too)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 
 INSTALL = "apt-get install -y postgresql"
@@ -23,6 +24,43 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def private_redis() -> Iterator[str]:
+    """Yield ``redis://127.0.0.1:PORT/0`` of a redis-server without persistence; stopped at exit."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise ServerError("redis-server is not installed: run `apt-get install -y redis-server` (.ci/test does)")
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="sp-redis-")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", workdir],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise ServerError("redis-server did not start")
+            time.sleep(0.02)  # polling a child process's start-up, not a timed assertion
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def postgres_bindir() -> str:

@@ -1,4 +1,4 @@
-"""Fleet fixtures: clean PostgreSQL tables and a Redis database per test, and a manual clock."""
+"""Fleet fixtures: clean PostgreSQL tables per test, and a clock moved by hand."""
 
 from __future__ import annotations
 
@@ -6,23 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
-
-class ManualClock:
-    """Epoch seconds that move only when a test says so."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.webhooks.webhook_helpers import FakeClock
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+def clock() -> FakeClock:
+    """Epoch seconds that move only when a test says so."""
+    return FakeClock()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from sports_posts.sandbox import Sandbox
+from tests.servers import free_port as _free_port
 
 WORKER = str(Path(__file__).with_name("fleet_worker.py"))
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -32,12 +33,6 @@ RECEIVERS = 4
 STORIES = 30  # sent at least
 MAX_STORIES = 300  # sent at most while waiting for the kills
 KILLS = 4  # outside SIGKILLs at random moments
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:

@@ -11,8 +11,7 @@ import pytest
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import Inbox, PostgresInbox, RedisInbox, SQLiteInbox
-
-from .conftest import ManualClock
+from tests.webhooks.webhook_helpers import FakeClock
 
 ENGINES = ["sqlite", "postgres", "redis"]
 
@@ -25,7 +24,7 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make(engine: str, request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -> Iterator[MakeInbox]:
+def make(engine: str, request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> Iterator[MakeInbox]:
     made: list[Any] = []
 
     def factory(**options: Any) -> Any:
@@ -76,7 +75,7 @@ def test_a_story_is_stored_once_then_leased_to_one_worker_then_done(make: MakeIn
     assert inbox.take_due() == []
 
 
-def test_failures_back_off_then_go_dead_then_requeue_gives_fresh_attempts(make: MakeInbox, clock: ManualClock) -> None:
+def test_failures_back_off_then_go_dead_then_requeue_gives_fresh_attempts(make: MakeInbox, clock: FakeClock) -> None:
     inbox = make(max_attempts=3, backoff=(10.0, 20.0))
     inbox.put("s", b"x")
     [entry] = inbox.take_due()
@@ -121,7 +120,7 @@ def test_a_permanent_failure_is_dead_at_once(make: MakeInbox) -> None:
 
 
 def test_a_dead_workers_lease_lapses_and_its_late_answer_is_fenced(
-    engine: str, make: MakeInbox, clock: ManualClock
+    engine: str, make: MakeInbox, clock: FakeClock
 ) -> None:
     lease = lease_for(engine)
     first, second = make(lease=lease), make(lease=lease)

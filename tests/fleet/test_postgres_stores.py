@@ -24,13 +24,12 @@ from sports_posts.webhooks import (
     sample_payload,
 )
 from sports_posts.webhooks._pg import schema_sql
-
-from .conftest import ManualClock
+from tests.webhooks.webhook_helpers import FakeClock
 
 SECRET = "whsec_fleet_postgres_test"
 
 
-def test_the_dedupe_protocol_claim_lease_complete_release(pg: str, clock: ManualClock) -> None:
+def test_the_dedupe_protocol_claim_lease_complete_release(pg: str, clock: FakeClock) -> None:
     a = PostgresDedupeStore(pg, lease=30, ttl=3600, clock=clock)
     b = PostgresDedupeStore(pg, lease=30, ttl=3600, clock=clock)
     assert isinstance(a, DedupeStore)
@@ -105,7 +104,7 @@ def test_claim_in_refuses_a_connection_outside_a_transaction(pg: str) -> None:
         store.claim_in(conn, "k")
 
 
-def test_async_twins_run_the_same_statements(pg: str, clock: ManualClock) -> None:
+def test_async_twins_run_the_same_statements(pg: str, clock: FakeClock) -> None:
     async def scenario() -> None:
         store = PostgresDedupeStore(pg, lease=30, clock=clock)
         inbox = PostgresInbox(pg, clock=clock, backoff=(5.0,))
@@ -165,7 +164,7 @@ def test_the_receiver_drains_a_postgres_inbox(pg: str) -> None:
     receiver.close()
 
 
-def test_an_entry_leased_too_often_without_an_outcome_goes_dead(pg: str, clock: ManualClock) -> None:
+def test_an_entry_leased_too_often_without_an_outcome_goes_dead(pg: str, clock: FakeClock) -> None:
     inbox = PostgresInbox(pg, max_attempts=2, lease=10, clock=clock)
     inbox.put("poison", b"x")
     for _ in range(2):  # the handler kills its worker each time
@@ -212,7 +211,7 @@ def test_without_auto_migrate_a_missing_table_is_a_store_error(pg: str) -> None:
 def test_an_unreachable_server_is_a_store_error_without_the_password(
     secrets_never_leak: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from tests.conftest import _free_port
+    from tests.servers import free_port as _free_port
 
     password = "s3cret-db-Passw0rd"
     secrets_never_leak.register(password)

@@ -17,8 +17,7 @@ from sports_posts.webhooks import (
     build_test_request,
     sample_payload,
 )
-
-from .conftest import ManualClock
+from tests.webhooks.webhook_helpers import FakeClock
 
 SECRET = "whsec_fleet_redis_test"
 STREAM = "{sports_posts:inbox}:stream"
@@ -71,7 +70,7 @@ def test_a_deleted_stream_is_recreated_with_its_group(redis_client: Any, redis_u
 
 def test_a_client_that_decodes_responses_works_too(redis_client: Any, redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url, decode_responses=True)
-    inbox = RedisInbox(client, clock=ManualClock())
+    inbox = RedisInbox(client, clock=FakeClock())
     inbox.put("s", b'{"x":1}', "dlv")
     [entry] = inbox.take_due()
     assert (entry.body, entry.delivery_id) == (b'{"x":1}', "dlv")
@@ -83,7 +82,7 @@ def test_a_client_that_decodes_responses_works_too(redis_client: Any, redis_url:
 
 
 def test_async_twins(redis_client: Any, redis_url: str) -> None:
-    clock = ManualClock()
+    clock = FakeClock()
 
     async def scenario() -> None:
         inbox = RedisInbox(redis_url, clock=clock, backoff=(5.0,), max_attempts=2)
@@ -119,7 +118,7 @@ def test_the_receiver_drains_a_redis_inbox(redis_client: Any, redis_url: str) ->
 
 
 def test_an_unreachable_server_is_a_store_error_without_the_password(secrets_never_leak: Any) -> None:
-    from tests.conftest import _free_port
+    from tests.servers import free_port as _free_port
 
     password = "r3dis-Passw0rd-fleet"
     secrets_never_leak.register(password)
