@@ -42,6 +42,13 @@ def bench_fleet(quick: bool) -> None:
         record("RedisInbox", 0.0, "x", ">= 0.8", False, error=str(exc))
 
 
+def _inbox_round(inbox: Any, key: str) -> None:
+    """One event through the SDK's inbox: stored, leased, done."""
+    inbox.put(key, b"{}")
+    for entry in inbox.take_due(1):
+        inbox.mark_done(entry)
+
+
 def _postgres(url: str, ratio: Callable[..., None]) -> None:
     import psycopg
 
@@ -64,9 +71,7 @@ def _postgres(url: str, ratio: Callable[..., None]) -> None:
           lambda: raw_run(store._claim_sql(f"r{next(ids)}", "t")), "claims")
 
     def ours_round() -> None:
-        inbox.put(f"o{next(ids)}", b"{}")
-        for entry in inbox.take_due(1):
-            inbox.mark_done(entry)
+        _inbox_round(inbox, f"o{next(ids)}")
 
     def raw_round() -> None:
         raw_run(inbox._put_sql(f"r{next(ids)}", b"{}", None))
@@ -97,9 +102,7 @@ def _redis(url: str, ratio: Callable[..., None]) -> None:
         return raw.evalsha(sha, len(keys), *keys, *args)
 
     def ours_round() -> None:
-        inbox.put(f"o{next(ids)}", b"{}")
-        for entry in inbox.take_due(1):
-            inbox.mark_done(entry)
+        _inbox_round(inbox, f"o{next(ids)}")
 
     def raw_round() -> None:
         raw_call(inbox._put_call(f"r{next(ids)}", b"{}", None))

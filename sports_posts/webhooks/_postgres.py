@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
 from ._pg import NOW, Database, Result, Statement, check_in_transaction
-from ._store import check_body, check_key
+from ._store import check_body, check_key, check_retries
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations, _Tokens
 from .inbox import DEFAULT_BACKOFF, InboxEntry
 
@@ -271,13 +271,8 @@ class PostgresInbox(_PostgresStore):
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
     ) -> None:
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-        if not backoff or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0 for b in backoff):
-            raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
+        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         self.retention, self.lease = _check_durations(retention, lease)
-        self.max_attempts = max_attempts
-        self.backoff = tuple(float(b) for b in backoff)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 

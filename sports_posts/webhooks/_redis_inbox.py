@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
-from ._store import check_body, check_key, describe_url, missing_extra, translated_errors
+from ._store import (
+    check_body,
+    check_key,
+    check_retries,
+    describe_url,
+    missing_extra,
+    translated_errors,
+)
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 from .inbox import DEFAULT_BACKOFF, InboxEntry
 
@@ -211,15 +218,10 @@ class RedisInbox:
             import redis.asyncio
         except ImportError:
             raise missing_extra("RedisInbox", "redis") from None
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-        if not backoff or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0 for b in backoff):
-            raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
+        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         if not prefix or not group:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
         self.retention, self.lease = _check_durations(retention, lease)
-        self.max_attempts = max_attempts
-        self.backoff = tuple(float(b) for b in backoff)
         self.prefix, self.group = prefix, group
         self._clock = clock
         self._errors = (redis.RedisError,)

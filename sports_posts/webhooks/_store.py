@@ -7,13 +7,13 @@ names the engine and the failure but never the password of a connection URL.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 from urllib.parse import unquote, urlsplit
 
 from .._errors import ParameterError, SportsPostsError
 
-__all__ = ["StoreError", "check_body", "check_key", "describe_url", "missing_extra", "translated_errors"]
+__all__ = ["StoreError", "check_body", "check_key", "check_retries", "describe_url", "missing_extra", "translated_errors"]
 
 
 class StoreError(SportsPostsError):
@@ -46,6 +46,15 @@ def check_body(body: object) -> bytes:
     if not isinstance(body, (bytes, bytearray, memoryview)):
         raise ParameterError("an inbox body must be bytes", parameter="body")
     return bytes(body)
+
+
+def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int, tuple[float, ...]]:
+    """An inbox's retry policy: a positive attempt count and non-negative waits in seconds."""
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
+    if not backoff or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0 for b in backoff):
+        raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
+    return max_attempts, tuple(float(b) for b in backoff)  # type: ignore[arg-type]
 
 
 def _password(url: str) -> Optional[str]:
