@@ -1,13 +1,8 @@
-"""Fixtures shared by the whole suite: the async backend and a real redis-server."""
+"""Fixtures shared by the whole suite: the async backend, a real redis-server and a real PostgreSQL."""
 
 from __future__ import annotations
 
 import logging
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -19,50 +14,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A private redis-server on a free loopback port for the whole session.
 
     `.ci/run` installs Debian's redis-server; a missing binary is an error, not a skip.
     """
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed: run `apt-get install -y redis-server` (.ci/run does)")
-    port = _free_port()
-    workdir = tempfile.mkdtemp(prefix="sp-redis-")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    from tests.servers import ServerError, private_redis
+
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("redis-server did not start")
-            time.sleep(0.02)  # polling a child process's start-up, not a timed assertion
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
+        with private_redis() as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture
@@ -76,6 +40,21 @@ def redis_client(redis_url: str) -> Iterator[object]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A private PostgreSQL server on a free loopback port for the whole session (user ``test``).
+
+    `.ci/test` installs Debian's postgresql; a missing binary is an error, not a skip.
+    """
+    from tests.servers import ServerError, private_postgres
+
+    try:
+        with private_postgres() as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(autouse=True)

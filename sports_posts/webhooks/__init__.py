@@ -24,6 +24,10 @@ from .signature import (
 )
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs
+    from ._inbox_protocol import Inbox
+    from ._postgres import PostgresDedupeStore, PostgresInbox
+    from ._redis_inbox import RedisInbox
+    from ._store import StoreError
     from .dedupe import (
         AsyncDedupeStore,
         DedupeStore,
@@ -50,6 +54,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs
     from .testing import SignedRequest, build_test_request, sample_payload
 
 _LAZY = {
+    "Inbox": "_inbox_protocol",
+    "PostgresDedupeStore": "_postgres",
+    "PostgresInbox": "_postgres",
+    "RedisInbox": "_redis_inbox",
+    "StoreError": "_store",
     "AsyncDedupeStore": "dedupe",
     "DedupeStore": "dedupe",
     "MemoryDedupeStore": "dedupe",
@@ -108,15 +117,20 @@ __all__ = [
     "BreakingNewsUpdateEvent",
     "DedupeStore",
     "Handler",
+    "Inbox",
     "InboxEntry",
     "MemoryDedupeStore",
+    "PostgresDedupeStore",
+    "PostgresInbox",
     "RedisDedupeStore",
+    "RedisInbox",
     "ReplayedWebhookError",
     "SQLiteDedupeStore",
     "SQLiteInbox",
     "SignatureVerificationError",
     "SignedRequest",
     "StoreDataLostError",
+    "StoreError",
     "StoreUnavailableError",
     "Story",
     "SubscriptionFilter",

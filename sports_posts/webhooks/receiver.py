@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
+from ._inbox_protocol import Inbox
 from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
 from .errors import ReplayedWebhookError, StoreDataLostError
 from .events import (
@@ -54,7 +55,7 @@ from .events import (
     parse_event,
 )
 from .filters import SubscriptionFilter
-from .inbox import InboxEntry, SQLiteInbox
+from .inbox import InboxEntry
 from .signature import Headers, Payload, Secret, _secret_keys
 
 __all__ = ["DEFAULT_HANDLER_TIMEOUT", "Handler", "WebhookReceiver", "WebhookResponse"]
@@ -140,7 +141,7 @@ class WebhookReceiver:
         handler: Handler,
         *,
         store: Optional[DedupeStore] = None,
-        inbox: Optional[SQLiteInbox] = None,
+        inbox: Optional[Inbox] = None,
         filter: Optional[SubscriptionFilter] = None,
         max_workers: int = 8,
         poll_interval: float = 2.0,

@@ -1,0 +1,114 @@
+"""The fleet stores against their raw drivers: the same statements, the same server, one run.
+
+PostgreSQL: ``PostgresDedupeStore.claim`` and an inbox round (``put`` + ``take_due`` +
+``mark_done``) against psycopg executing the very SQL the store builds. Redis: a
+``RedisInbox`` round against redis-py calling the very scripts with ``EVALSHA``. The ratio
+is the SDK's overhead over the driver (target >= 0.8x); the round trips are the same.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Callable
+
+
+def bench_fleet(quick: bool) -> None:
+    from benchmarks.run import compare, record
+    from tests.servers import ServerError, private_postgres, private_redis
+
+    number, rounds = (100, 3) if quick else (300, 7)
+
+    def ratio(name: str, ours: Callable[[], Any], raw: Callable[[], Any], unit: str) -> None:
+        best, median = compare(ours, raw, number=number, rounds=rounds)
+        speed = 1 / best  # compare() reports time ours/raw: speed is its inverse
+        t0 = time.perf_counter()
+        for _ in range(number):
+            ours()
+        rate = number / (time.perf_counter() - t0)
+        record(f"{name} vs the raw driver running the same statements ({rate:,.0f} {unit}/s)", speed, "x",
+               ">= 0.8", speed >= 0.8, median_speed=round(1 / median, 3), per_second=round(rate), per=unit)
+
+    try:
+        with private_postgres() as url:
+            _postgres(url, ratio)
+    except ServerError as exc:
+        record("PostgreSQL fleet stores", 0.0, "x", ">= 0.8", False, error=str(exc))
+
+    try:
+        with private_redis() as url:
+            _redis(url, ratio)
+    except ServerError as exc:
+        record("RedisInbox", 0.0, "x", ">= 0.8", False, error=str(exc))
+
+
+def _inbox_round(inbox: Any, key: str) -> None:
+    """One event through the SDK's inbox: stored, leased, done."""
+    inbox.put(key, b"{}")
+    for entry in inbox.take_due(1):
+        inbox.mark_done(entry)
+
+
+def _postgres(url: str, ratio: Callable[..., None]) -> None:
+    import psycopg
+
+    from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox
+
+    store, inbox = PostgresDedupeStore(url), PostgresInbox(url)
+    inbox.migrate()
+    raw = psycopg.connect(url, autocommit=True)
+    ids = itertools.count()
+
+    def raw_run(statements: list[tuple[str, Any]]) -> list[Any]:
+        with raw.cursor() as cur:
+            out = []
+            for sql, params in statements:
+                cur.execute(sql, params)
+                out.append(cur.fetchall() if cur.description else cur.rowcount)
+            return out
+
+    ratio("PostgresDedupeStore.claim", lambda: store.claim(f"c{next(ids)}"),
+          lambda: raw_run(store._claim_sql(f"r{next(ids)}", "t")), "claims")
+
+    def ours_round() -> None:
+        _inbox_round(inbox, f"o{next(ids)}")
+
+    def raw_round() -> None:
+        raw_run(inbox._put_sql(f"r{next(ids)}", b"{}", None))
+        for row in raw_run(inbox._take_sql(1))[0]:
+            entry = inbox._taken([(1, [row])])[0]
+            raw_run(inbox._done_sql(entry))
+
+    ratio("PostgresInbox put + take_due + mark_done", ours_round, raw_round, "rounds")
+    raw.close()
+    store.close()
+    inbox.close()
+
+
+def _redis(url: str, ratio: Callable[..., None]) -> None:
+    import redis
+
+    from sports_posts.webhooks import RedisInbox
+
+    inbox = RedisInbox(url)
+    raw = redis.Redis.from_url(url)
+    ids = itertools.count()
+    inbox.put("warm", b"{}")  # creates the group; both sides then run on it
+    scripts: dict[str, str] = {}
+
+    def raw_call(call: tuple[str, list[str], list[Any]]) -> Any:
+        source, keys, args = call
+        sha = scripts.get(source) or scripts.setdefault(source, raw.script_load(source))
+        return raw.evalsha(sha, len(keys), *keys, *args)
+
+    def ours_round() -> None:
+        _inbox_round(inbox, f"o{next(ids)}")
+
+    def raw_round() -> None:
+        raw_call(inbox._put_call(f"r{next(ids)}", b"{}", None))
+        for entry in inbox._taken(raw_call(inbox._take_call(1))):
+            raw_call(inbox._done_call(entry))
+
+    ratio("RedisInbox put + take_due + mark_done", ours_round, raw_round, "rounds")
+    raw.close()
+    inbox.close()

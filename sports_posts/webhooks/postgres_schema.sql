@@ -1,0 +1,36 @@
+-- The tables of sports_posts' PostgreSQL stores (PostgresInbox, PostgresDedupeStore).
+-- Run once with a role allowed to create tables (PostgresInbox(url).migrate() does the same),
+-- or let the stores create them on first use (auto_migrate=True, the default).
+-- Times are epoch seconds (double precision), read from the server's clock by default.
+
+-- The inbox: one row per story (key = the dedupe key), leased by workers with
+-- SELECT ... FOR UPDATE SKIP LOCKED; token fences a worker whose lease lapsed.
+CREATE TABLE IF NOT EXISTS sports_posts_inbox (
+    key          text PRIMARY KEY,
+    body         bytea NOT NULL,
+    delivery_id  text,
+    state        text NOT NULL CHECK (state IN ('pending', 'processing', 'done', 'dead')),
+    attempts     integer NOT NULL DEFAULT 0,   -- handler runs that ended (done or failed)
+    deliveries   integer NOT NULL DEFAULT 0,   -- times leased, including to workers that died
+    due_at       double precision NOT NULL,    -- pending: next try; processing: lease end; done: forget
+    token        text NOT NULL DEFAULT '',
+    received_at  double precision NOT NULL,
+    last_error   text
+);
+CREATE INDEX IF NOT EXISTS sports_posts_inbox_due ON sports_posts_inbox (due_at)
+    WHERE state IN ('pending', 'processing');
+CREATE INDEX IF NOT EXISTS sports_posts_inbox_state ON sports_posts_inbox (state, due_at);
+
+-- Dedupe claims: token '' = done until expires_at; otherwise a claim leased until expires_at.
+CREATE TABLE IF NOT EXISTS sports_posts_claims (
+    key         text PRIMARY KEY,
+    token       text NOT NULL,
+    expires_at  double precision NOT NULL
+);
+
+-- Effects claimed inside the customer's own transaction (PostgresDedupeStore.claim_in):
+-- the row commits or rolls back with the customer's writes.
+CREATE TABLE IF NOT EXISTS sports_posts_effects (
+    key      text PRIMARY KEY,
+    done_at  double precision NOT NULL
+);
