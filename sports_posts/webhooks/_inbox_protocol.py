@@ -1,4 +1,4 @@
-"""The interface every inbox offers, so :class:`WebhookReceiver` takes SQLite, PostgreSQL or Redis."""
+"""The interface every inbox offers, so ``WebhookReceiver`` takes SQLite, PostgreSQL or Redis."""
 
 from __future__ import annotations
 

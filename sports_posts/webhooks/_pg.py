@@ -170,7 +170,7 @@ class Database:
         return conn
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
-        """:meth:`run` on an async connection."""
+        """``run`` on an async connection."""
         with self._errors_here():
             own = await self.aconnection()
             if not self._migrated:
@@ -182,7 +182,7 @@ class Database:
             return await _arun_on(own, statements)
 
     async def amigrate(self) -> None:
-        """:meth:`migrate` on an async connection."""
+        """``migrate`` on an async connection."""
         self._migrated = False
         await self.arun([])
 

@@ -64,7 +64,7 @@ class _PostgresStore:
         self._db.migrate()
 
     async def amigrate(self) -> None:
-        """:meth:`migrate` on an async connection."""
+        """``migrate`` on an async connection."""
         await self._db.amigrate()
 
     def close(self) -> None:
@@ -79,8 +79,8 @@ class _PostgresStore:
 class PostgresDedupeStore(_PostgresStore):
     """Dedupe claims in a PostgreSQL table, shared by every host of a fleet.
 
-    ``claim``/``complete``/``release``/``is_complete`` are the :class:`DedupeStore` protocol
-    (at-least-once plus dedupe, like the SQLite and Redis stores). :meth:`claim_in` is the
+    ``claim``/``complete``/``release``/``is_complete`` are the ``DedupeStore`` protocol
+    (at-least-once plus dedupe, like the SQLite and Redis stores). ``claim_in`` is the
     stronger form: the claim is a row written inside *your* transaction, so your writes and
     the "done" mark commit or roll back together (an exactly-once effect).
 
@@ -216,25 +216,25 @@ class PostgresDedupeStore(_PostgresStore):
     # -- async ---------------------------------------------------------------------------
 
     async def aclaim(self, key: str) -> bool:
-        """:meth:`claim` on an async connection."""
+        """``claim`` on an async connection."""
         token = self._new_token()
         return self._claimed(key, token, await self._db.arun(self._claim_sql(key, token)))
 
     async def acomplete(self, key: str) -> None:
-        """:meth:`complete` on an async connection."""
+        """``complete`` on an async connection."""
         token, statements = self._complete_sql(key)
         self._completed(key, token, await self._db.arun(statements))
 
     async def arelease(self, key: str) -> None:
-        """:meth:`release` on an async connection."""
+        """``release`` on an async connection."""
         await self._db.arun(self._release_sql(key))
 
     async def ais_complete(self, key: str) -> bool:
-        """:meth:`is_complete` on an async connection."""
+        """``is_complete`` on an async connection."""
         return bool((await self._db.arun(self._is_complete_sql(key)))[0][1])
 
     async def aclaim_in(self, connection: Any, key: str) -> bool:
-        """:meth:`claim_in` inside your transaction on a ``psycopg.AsyncConnection``."""
+        """``claim_in`` inside your transaction on a ``psycopg.AsyncConnection``."""
         check_in_transaction(type(self).__name__, connection)
         if self._sweep_due():
             await self._db.arun(self._effects_sweep_sql())
@@ -251,7 +251,7 @@ def _entries(rows: Sequence[tuple[Any, ...]]) -> list[InboxEntry]:
 class PostgresInbox(_PostgresStore):
     """A durable inbox in a PostgreSQL table, drained by workers on many machines at once.
 
-    Same interface and states as :class:`SQLiteInbox`. Workers lease rows with
+    Same interface and states as ``SQLiteInbox``. Workers lease rows with
     ``SELECT ... FOR UPDATE SKIP LOCKED`` (no two take the same row, none waits for
     another); a row whose worker died is taken again when its ``lease`` ends, and a row
     leased ``max_attempts`` times without an outcome (a handler that kills its process,
@@ -420,40 +420,40 @@ class PostgresInbox(_PostgresStore):
     # -- async ---------------------------------------------------------------------------
 
     async def aput(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
-        """:meth:`put` on an async connection."""
+        """``put`` on an async connection."""
         return (await self._db.arun(self._put_sql(key, body, delivery_id)))[0][0] == 1
 
     async def atake_due(self, limit: int = 16) -> list[InboxEntry]:
-        """:meth:`take_due` on an async connection."""
+        """``take_due`` on an async connection."""
         return self._taken(await self._db.arun(self._take_sql(limit)))
 
     async def aget(self, key: str) -> Optional[InboxEntry]:
-        """:meth:`get` on an async connection."""
+        """``get`` on an async connection."""
         entries = _entries((await self._db.arun(self._get_sql(key)))[0][1])
         return entries[0] if entries else None
 
     async def amark_done(self, entry: InboxEntry) -> None:
-        """:meth:`mark_done` on an async connection."""
+        """``mark_done`` on an async connection."""
         self._fenced(entry, await self._db.arun(self._done_sql(entry)))
 
     async def amark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
-        """:meth:`mark_failed` on an async connection."""
+        """``mark_failed`` on an async connection."""
         state, statements = self._failed_sql(entry, error, permanent)
         self._fenced(entry, await self._db.arun(statements))
         return state
 
     async def anext_due(self) -> Optional[float]:
-        """:meth:`next_due` on an async connection."""
+        """``next_due`` on an async connection."""
         return self._next(await self._db.arun([self._NEXT_DUE_SQL]))
 
     async def acounts(self) -> dict[str, int]:
-        """:meth:`counts` on an async connection."""
+        """``counts`` on an async connection."""
         return self._counted(await self._db.arun([self._COUNTS_SQL]))
 
     async def adead(self) -> list[InboxEntry]:
-        """:meth:`dead` on an async connection."""
+        """``dead`` on an async connection."""
         return _entries((await self._db.arun([self._DEAD_SQL]))[0][1])
 
     async def arequeue(self, key: str) -> bool:
-        """:meth:`requeue` on an async connection."""
+        """``requeue`` on an async connection."""
         return (await self._db.arun(self._requeue_sql(key)))[0][0] == 1

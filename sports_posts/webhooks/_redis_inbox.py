@@ -194,7 +194,7 @@ def _entry(key: str, body: Any, delivery: Any, attempts: Any, state: Any, error:
 class RedisInbox:
     """A durable inbox on a Redis stream, shared by receivers and workers on many machines.
 
-    Same interface and states as :class:`SQLiteInbox`. ``client_or_url`` is a ``redis://``
+    Same interface and states as ``SQLiteInbox``. ``client_or_url`` is a ``redis://``
     URL or a ``redis.Redis`` / ``redis.asyncio.Redis`` client (not closed here). Durability
     is Redis's: run it with ``appendonly yes`` (see the fleet docs), or an acknowledged
     event can be lost with the server.
@@ -460,32 +460,32 @@ class RedisInbox:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aput(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
-        """:meth:`put` on an async client."""
+        """``put`` on an async client."""
         return bool(await self._acall(self._put_call(key, body, delivery_id)))
 
     async def atake_due(self, limit: int = 16) -> list[InboxEntry]:
-        """:meth:`take_due` on an async client."""
+        """``take_due`` on an async client."""
         return self._taken(await self._acall(self._take_call(limit)))
 
     async def amark_done(self, entry: InboxEntry) -> None:
-        """:meth:`mark_done` on an async client."""
+        """``mark_done`` on an async client."""
         await self._acall(self._done_call(entry))
 
     async def amark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
-        """:meth:`mark_failed` on an async client."""
+        """``mark_failed`` on an async client."""
         state = _text(await self._acall(self._fail_call(entry, error, permanent)))
         return state or ("dead" if permanent or entry.attempts + 1 >= self.max_attempts else "pending")
 
     async def anext_due(self) -> Optional[float]:
-        """:meth:`next_due` on an async client."""
+        """``next_due`` on an async client."""
         return self._next(await self._acall(self._status_call()))
 
     async def acounts(self) -> dict[str, int]:
-        """:meth:`counts` on an async client."""
+        """``counts`` on an async client."""
         return self._counted(await self._acall(self._status_call()))
 
     async def arequeue(self, key: str) -> bool:
-        """:meth:`requeue` on an async client."""
+        """``requeue`` on an async client."""
         return bool(await self._acall(self._requeue_call(key)))
 
     async def aclose(self) -> None:

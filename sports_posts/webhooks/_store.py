@@ -1,6 +1,6 @@
 """What the fleet stores share: their typed error, and where-is-it descriptions free of passwords.
 
-A driver's exception never leaves a store: it becomes a :class:`StoreError` whose message
+A driver's exception never leaves a store: it becomes a ``StoreError`` whose message
 names the engine and the failure but never the password of a connection URL.
 """
 
@@ -100,7 +100,7 @@ def missing_extra(owner: str, extra: str) -> StoreError:
 def translated_errors(
     owner: str, engine: str, driver_errors: tuple[type[BaseException], ...], url: Optional[str]
 ) -> Iterator[None]:
-    """Turn the driver's own errors into :class:`StoreError`, password scrubbed, cause dropped
+    """Turn the driver's own errors into ``StoreError``, password scrubbed, cause dropped
     (a driver's exception may hold the connection string)."""
     try:
         yield
