@@ -12,8 +12,10 @@ from httpx import (
     URL,
     AsyncClient,
     Client,
+    Headers,
     HTTPError,
     InvalidURL,
+    ReadTimeout,
     Request,
     Response,
     ResponseNotRead,
@@ -22,11 +24,14 @@ from httpx import (
 )
 
 __all__ = [
+    "LIBRARY_USER_AGENT",
     "URL",
     "AsyncClient",
     "Client",
     "HTTPError",
+    "Headers",
     "InvalidURL",
+    "ReadTimeout",
     "Request",
     "Response",
     "ResponseNotRead",
@@ -34,6 +39,9 @@ __all__ = [
     "TimeoutException",
     "stack_version",
 ]
+
+LIBRARY_USER_AGENT = f"python-httpx/{httpx.__version__}"
+"""The User-Agent every httpx client carries unless its owner set another one."""
 
 
 def stack_version() -> str:
