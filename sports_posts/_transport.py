@@ -521,28 +521,34 @@ def kept_response(response: Response, body: bytes, request: Request, secret: str
 
 class _Inflater:
     """gzip or deflate inflated a bounded step at a time (``max_length``), so a bomb never
-    expands in memory past the room left under the cap."""
+    expands in memory past the room left under the cap (plus one step)."""
+
+    STEP = 256 * 1024
 
     def __init__(self, encoding: str) -> None:
-        self._raw_deflate = False
         wbits = 16 + zlib.MAX_WBITS if encoding in ("gzip", "x-gzip") else zlib.MAX_WBITS
         self._z = zlib.decompressobj(wbits)
         self._first = encoding == "deflate"
 
     def inflate(self, data: bytes, room: int) -> Iterator[bytes]:
         """Yield the inflated bytes of ``data`` in steps of at most ``room + 1`` bytes."""
+        step = min(room + 1, self.STEP)
         if self._first and data:
             self._first = False
             try:
-                out = self._z.decompress(data, room + 1)
+                out = self._z.decompress(data, step)
             except zlib.error:  # "deflate" sent as a raw stream, without the zlib header
                 self._z = zlib.decompressobj(-zlib.MAX_WBITS)
-                out = self._z.decompress(data, room + 1)
-            yield out
+                out = self._z.decompress(data, step)
         else:
-            yield self._z.decompress(data, room + 1)
-        while self._z.unconsumed_tail:
-            yield self._z.decompress(self._z.unconsumed_tail, room + 1)
+            out = self._z.decompress(data, step)
+        yield out
+        # A full step may leave output owed even when all input was taken: ask again.
+        while self._z.unconsumed_tail or len(out) == step:
+            out = self._z.decompress(self._z.unconsumed_tail, step)
+            if not out:
+                return
+            yield out
 
 
 class BodyReader:
@@ -641,8 +647,7 @@ class BodyReader:
         return self._cut
 
     def body(self) -> bytes:
-        """Every decoded byte read. Nothing is left to flush: a step that filled its whole
-        ``max_length`` was over the bound already."""
+        """Every decoded byte read (the inflater was drained after each chunk)."""
         return b"".join(self._chunks)
 
 
