@@ -19,7 +19,7 @@ import anyio
 from typing_extensions import Self
 
 from ._errors import ParameterError, SportsPostsError
-from ._http import AsyncClient, Client, HTTPError, Response, Timeout
+from ._http import AsyncClient, Client, HTTPError, Response, Timeout, deadline, deadline_client
 from ._transport import (
     _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -121,10 +121,13 @@ class _ClientBase(Generic[H]):
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else http_type(follow_redirects=False)
+        self._http = http_client if http_client is not None else self._own_pool()
         self._bind()
 
     def _bind(self) -> None:
+        raise NotImplementedError
+
+    def _own_pool(self) -> H:
         raise NotImplementedError
 
     def _copy(self, config: ClientConfig, *, raw: bool) -> Self:
@@ -220,6 +223,9 @@ class SportsPosts(_ClientBase[Client]):
     ids: Ids
     _http_type = Client
 
+    def _own_pool(self) -> Client:
+        return deadline_client()
+
     def _bind(self) -> None:
         self.posts = Posts(self)
         self.account = Account(self)
@@ -239,16 +245,18 @@ class SportsPosts(_ClientBase[Client]):
         self.close()
 
     def _send(self, send: Send) -> Outcome:
-        """Send, then read the body chunk by chunk while the reader allows."""
+        """Send, then read the body chunk by chunk while the reader allows; the pool's
+        streams end each step by the attempt's deadline."""
         try:
-            response = self._http.send(send.request, stream=True)
-            try:
-                send.reader.begin(response)
-                for chunk in response.iter_raw():
-                    if not send.reader.feed(chunk):
-                        break
-            finally:
-                response.close()
+            with deadline(send.reader.deadline, _clock):
+                response = self._http.send(send.request, stream=True)
+                try:
+                    send.reader.begin(response)
+                    for chunk in response.iter_raw():
+                        if not send.reader.feed(chunk):
+                            break
+                finally:
+                    response.close()
             return response
         except (HTTPError, SportsPostsError) as exc:
             return exc
@@ -283,6 +291,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     account: AsyncAccount
     ids: AsyncIds
     _http_type = AsyncClient
+
+    def _own_pool(self) -> AsyncClient:
+        return AsyncClient(follow_redirects=False)
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)

@@ -115,9 +115,8 @@ def test_an_error_body_is_cut_at_its_bound_and_keeps_its_status_class(kind: str)
         conn.send(head("502 Bad Gateway", {"Content-Type": "text/html", "Transfer-Encoding": "chunked"}))
         conn.send_chunked(_zeros(50 * MiB))
 
-    with ScriptedServer(script) as server:
-        with pytest.raises(sp.InternalServerError) as info:
-            call(kind, server.base_url, lambda c: c.account.information())
+    with ScriptedServer(script) as server, pytest.raises(sp.InternalServerError) as info:
+        call(kind, server.base_url, lambda c: c.account.information())
     assert info.value.status_code == 502
     assert isinstance(info.value.body, str) and len(info.value.body) == MAX_ERROR_BODY_BYTES
 
@@ -156,6 +155,5 @@ def test_an_encoding_the_client_did_not_ask_for_or_a_corrupt_one_is_a_typed_erro
     def script(conn: Connection) -> None:
         conn.send(head(headers={**headers, "Content-Length": str(len(body))}) + body)
 
-    with ScriptedServer(script) as server:
-        with pytest.raises(sp.APIResponseValidationError):
-            call(kind, server.base_url, lambda c: c.account.information())
+    with ScriptedServer(script) as server, pytest.raises(sp.APIResponseValidationError):
+        call(kind, server.base_url, lambda c: c.account.information())
