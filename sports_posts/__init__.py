@@ -22,6 +22,7 @@ from ._errors import (
     SportsPostsError,
     WebhookPayloadError,
 )
+from ._transport import RawResponse, RequestOptions
 from ._version import __version__
 from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
 from .models.ids import IdItem, IdList, Team, TeamList
@@ -75,7 +76,9 @@ __all__ = [
     "Post",
     "PostsResponse",
     "RateLimitError",
+    "RawResponse",
     "RedisCheckpoint",
+    "RequestOptions",
     "ResponseTooLargeError",
     "SignatureVerificationError",
     "SinceIdNotFoundError",
