@@ -179,12 +179,13 @@ def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
     return value.rstrip("/")
 
 
-def _seconds(value: object, name: str) -> float:
+def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
+    label = label or name
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(f"{name} must be a number of seconds, got {type(value).__name__}", parameter=name)
+        raise ParameterError(f"{label} must be a number of seconds, got {type(value).__name__}", parameter=name)
     seconds = float(value)
     if not math.isfinite(seconds) or seconds <= 0:
-        raise ParameterError(f"{name} must be a positive, finite number of seconds, got {value!r}", parameter=name)
+        raise ParameterError(f"{label} must be a positive, finite number of seconds, got {value!r}", parameter=name)
     return seconds
 
 
@@ -193,7 +194,7 @@ def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
     if isinstance(timeout, Timeout):
         for phase, value in timeout.as_dict().items():
             if value is not None:
-                _seconds(value, f"{name}.{phase}")
+                _seconds(value, name, f"{name}.{phase}")
         return timeout
     if timeout is None:
         raise ParameterError(
