@@ -251,10 +251,10 @@ class SportsPosts(_ClientBase[Client]):
             with deadline(send.reader.deadline, _clock):
                 response = self._http.send(send.request, stream=True)
                 try:
-                    send.reader.begin(response)
-                    for chunk in response.iter_raw():
-                        if not send.reader.feed(chunk):
-                            break
+                    if send.reader.begin(response):
+                        for chunk in response.iter_raw():
+                            if not send.reader.feed(chunk):
+                                break
                 finally:
                     response.close()
             return response
@@ -319,10 +319,10 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
             with anyio.fail_after(send.reader.seconds_left()):
                 response = await self._http.send(send.request, stream=True)
                 try:
-                    send.reader.begin(response)
-                    async for chunk in response.aiter_raw():
-                        if not send.reader.feed(chunk):
-                            break
+                    if send.reader.begin(response):
+                        async for chunk in response.aiter_raw():
+                            if not send.reader.feed(chunk):
+                                break
                 finally:
                     with anyio.CancelScope(shield=True):
                         await response.aclose()

@@ -585,12 +585,17 @@ class BodyReader:
             "within `timeout`", request=kept_request(self.request),
         )
 
-    def begin(self, response: Response) -> None:
-        """Take the head: choose the decoder, and the bound (error bodies are cut short)."""
+    def begin(self, response: Response) -> bool:
+        """Take the head: choose the decoder and the bound (error bodies are cut short).
+        ``False`` when the transport had read the body already (``httpx.MockTransport``
+        answers that way): it is taken as it is, decoded, and nothing is left to stream."""
         self._check_clock()
         self._status = response.status_code
         if not response.is_success:
             self._cap = min(self.limit, MAX_ERROR_BODY_BYTES)
+        if response.is_stream_consumed:
+            self.feed(response.content)
+            return False
         encodings = [e.strip() for e in response.headers.get("content-encoding", "").lower().split(",")]
         encodings = [e for e in encodings if e and e != "identity"]
         if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
@@ -602,6 +607,7 @@ class BodyReader:
         length = response.headers.get("content-length", "")
         if not encodings and length.isdigit() and int(length) > self._cap and response.is_success:
             self._over()
+        return True
 
     def feed(self, chunk: bytes) -> bool:
         """Take a raw chunk; ``False`` once enough is read (an error body at its cap)."""

@@ -44,9 +44,8 @@ def _run(flow: Generator[Step, Outcome, Any], answers: list[Any]) -> tuple[list[
             seen.append(f"{request.method} {request.url.path}")
             answer = answers.pop(0)
             outcome = answer(request) if callable(answer) else answer
-            if isinstance(outcome, httpx.Response):  # the driver's read, done by hand
+            if isinstance(outcome, httpx.Response):  # the driver's read: the body is read already
                 step.reader.begin(outcome)
-                step.reader.feed(outcome.content)
             step = advance(flow, outcome)
     return seen, step.value
 

@@ -65,7 +65,6 @@ def respond(status: int, body: Any = None, *, after: float = 0.0, headers: Optio
         response = httpx.Response(status, json=body if body is not None else {}, headers=headers, request=send.request)
         try:
             send.reader.begin(response)
-            send.reader.feed(response.content)
         except sp.SportsPostsError as exc:
             return exc
         return response
@@ -105,7 +104,7 @@ def test_an_attempt_past_its_deadline_while_reading_is_a_timeout() -> None:
     clock = Clock()
 
     def slow(send: Send, clock: Clock) -> Any:
-        response = httpx.Response(200, content=b"{}", request=send.request)
+        response = httpx.Response(200, stream=httpx.ByteStream(b"{}"), request=send.request)
         send.reader.begin(response)
         clock.now += 6.0  # one chunk arrives after the 5 s of the attempt
         try:
