@@ -159,7 +159,7 @@ class _ClientBase(Generic[H]):
 
     @property
     def with_raw_response(self) -> Any:
-        """This client with every method answering a :class:`RawResponse`: ``.status_code``,
+        """This client with every method answering a ``RawResponse``: ``.status_code``,
         ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
         return self._copy(self._config, raw=True)
 

@@ -1,6 +1,6 @@
 """The exception hierarchy of API.md and the map from an HTTP answer to its class.
 
-Every error the SDK raises is a :class:`SportsPostsError`, so ``except SportsPostsError``
+Every error the SDK raises is a ``SportsPostsError``, so ``except SportsPostsError``
 is always enough; no raw ``KeyError``, ``JSONDecodeError`` or pydantic error escapes.
 Messages never carry the API key or a signing secret.
 """

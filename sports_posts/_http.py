@@ -117,7 +117,7 @@ class _DeadlineStream(httpcore.NetworkStream):
 
 
 class _DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's backend with :class:`_DeadlineStream` streams."""
+    """httpcore's backend with ``_DeadlineStream`` streams."""
 
     def __init__(self, backend: httpcore.NetworkBackend) -> None:
         self._backend = backend
@@ -146,7 +146,7 @@ class _DeadlineBackend(httpcore.NetworkBackend):
 
 
 def deadline_client() -> Client:
-    """The SDK's own sync pool, whose streams keep :func:`deadline`. httpx does not take
+    """The SDK's own sync pool, whose streams keep ``deadline``. httpx does not take
     a network backend, so the one of its transport's pool is wrapped in place; an httpx
     without that attribute gets a plain pool (each read still has its own timeout)."""
     transport = httpx.HTTPTransport()

@@ -1,5 +1,5 @@
 """Everything about a call that does no I/O: configuration, request building, response
-parsing, error mapping and the retry decision, joined in :func:`call_flow`, a generator
+parsing, error mapping and the retry decision, joined in ``call_flow``, a generator
 that the sync and async clients in ``_client.py`` drive by sending and sleeping.
 """
 
@@ -97,7 +97,7 @@ BACKOFF_MAX = 8.0
 REDACTED = "<redacted>"
 INSECURE_HTTP_ENV = "SPORTS_POSTS_ALLOW_INSECURE_HTTP"
 ACCEPT_ENCODING = "gzip, deflate"
-"""Only encodings whose inflation :class:`BodyReader` can bound are asked for."""
+"""Only encodings whose inflation ``BodyReader`` can bound are asked for."""
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # an HTTP header name (RFC 9110 token)
 _SDK_HEADERS = ("authorization", "accept", "accept-encoding")
@@ -398,7 +398,7 @@ class RequestOptions(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class CallOptions:
-    """Checked :class:`RequestOptions` as a call carries them."""
+    """Checked ``RequestOptions`` as a call carries them."""
 
     headers: Mapping[str, str] = field(default_factory=dict)
     query: Mapping[str, str] = field(default_factory=dict)
@@ -556,7 +556,7 @@ class BodyReader:
     """The bounds of one attempt's read, checked as each chunk arrives: the decoded size
     against ``max_response_bytes`` and the clock against the attempt's deadline.
 
-    The driver calls :meth:`begin` with the response head and :meth:`feed` with each raw
+    The driver calls ``begin`` with the response head and ``feed`` with each raw
     chunk until it answers ``False``; every decision about the bytes is made here.
     """
 
@@ -740,7 +740,7 @@ def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> O
 
 def is_retryable(exc: BaseException) -> bool:
     """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
-    for certain failure, and no 429 whose ``Retry-After`` exceeds :data:`MAX_RETRY_AFTER`."""
+    for certain failure, and no 429 whose ``Retry-After`` exceeds ``MAX_RETRY_AFTER``."""
     if isinstance(exc, APIConnectionError):
         return True
     if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:
@@ -765,7 +765,7 @@ def retry_wait(state: RetryCallState) -> float:
 
 def retry_policy(max_retries: int) -> Retrying:
     """The one retry policy: tenacity decides whether a failed attempt is retried and how
-    long to wait first; :func:`call_flow` only asks it, so both clients share it."""
+    long to wait first; ``call_flow`` only asks it, so both clients share it."""
     return Retrying(
         stop=stop_after_attempt(max_retries + 1),
         wait=retry_wait,
@@ -887,7 +887,7 @@ def call_flow(
     client: Optional[RequestBuilder] = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Generator[Step, Outcome, T]:
-    """:func:`exchange_flow` without the kept answer: the parsed model alone."""
+    """``exchange_flow`` without the kept answer: the parsed model alone."""
     parsed, _ = yield from exchange_flow(config, call, counter, client, clock)
     return parsed
 
@@ -895,7 +895,7 @@ def call_flow(
 class RawResponse(Generic[T]):
     """An answer as received, from ``client.with_raw_response``: status, headers (the
     key redacted wherever it was echoed), the request as sent (Authorization redacted),
-    and :meth:`parse` for what the plain method returns."""
+    and ``parse`` for what the plain method returns."""
 
     def __init__(self, response: Response, parsed: T) -> None:
         self.http_response = response
@@ -932,7 +932,7 @@ class RawResponse(Generic[T]):
 
 
 class Done(Generic[T]):
-    """A finished generator's return value, as a driver receives it from :func:`advance`."""
+    """A finished generator's return value, as a driver receives it from ``advance``."""
 
     __slots__ = ("value",)
 
@@ -945,7 +945,7 @@ S = TypeVar("S")
 
 
 def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
-    """The flow's next step, or :class:`Done` once it returns (its errors propagate).
+    """The flow's next step, or ``Done`` once it returns (its errors propagate).
 
     A new flow is started with ``None`` (its answer type always admits it)."""
     try:
