@@ -240,15 +240,20 @@ def check_flag(value: object, name: str) -> bool:
     return value
 
 
+def _items(value: object, name: str, what: str) -> list[tuple[Any, Any]]:
+    """The pairs of an optional mapping argument (``None``: none)."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{name} must be a mapping of {what}", parameter=name)
+    return list(value.items())
+
+
 def check_headers(value: object, name: str) -> dict[str, str]:
     """Header names that are tokens and ASCII values without line breaks; never an
     ``Authorization`` (it would replace the key) or the encodings the SDK must decode."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ParameterError(f"{name} must be a mapping of header names to values", parameter=name)
     headers: dict[str, str] = {}
-    for key, item in value.items():
+    for key, item in _items(value, name, "header names to values"):
         if not isinstance(key, str) or not _TOKEN.match(key):
             raise ParameterError(f"{name} has an invalid header name {key!r}", parameter=name)
         if key.lower() in _SDK_HEADERS:
@@ -268,12 +273,8 @@ def check_headers(value: object, name: str) -> dict[str, str]:
 
 def check_query(value: object, name: str) -> dict[str, str]:
     """Extra query parameters: strings or numbers, without control characters."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ParameterError(f"{name} must be a mapping of parameter names to values", parameter=name)
     query: dict[str, str] = {}
-    for key, item in value.items():
+    for key, item in _items(value, name, "parameter names to values"):
         if isinstance(item, bool) or not isinstance(item, (str, int, float)):
             raise ParameterError(f"{name}[{key!r}] must be a string or a number", parameter=name)
         text = item if isinstance(item, str) else str(item)

@@ -12,16 +12,8 @@ import sports_posts as sp
 from sports_posts import _endpoints
 from sports_posts._transport import CallCounter, ClientConfig, Done, Send, advance, exchange_flow
 
+from .bodies import INFO
 from .conftest import API_KEY, BASE_URL
-
-INFO = {
-    "company": {"name": "Acme", "plan": "paid", "subscription_status": "active"},
-    "billing_cycle": {
-        "current_period_start": "2024-05-01T00:00:00+00:00",
-        "current_period_end": "2024-06-01T00:00:00+00:00",
-    },
-    "usage": {"current_calls": 3},
-}
 
 
 class Clock:

@@ -14,16 +14,9 @@ import respx
 import sports_posts as sp
 from tests.runner import Runner
 
+from .bodies import INFO
 from .conftest import API_KEY, BASE_URL, page, post
 
-INFO = {
-    "company": {"name": "Acme", "plan": "paid", "subscription_status": "active"},
-    "billing_cycle": {
-        "current_period_start": "2024-05-01T00:00:00+00:00",
-        "current_period_end": "2024-06-01T00:00:00+00:00",
-    },
-    "usage": {"current_calls": 3},
-}
 TEAMS = {"ok": True, "count": 0, "items": []}
 OPTIONS: dict[str, Any] = {"extra_headers": {"X-Trace": "t-1"}, "extra_query": {"debug": "1"}, "timeout": 3.0}
 

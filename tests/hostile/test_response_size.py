@@ -14,19 +14,12 @@ import pytest
 
 import sports_posts as sp
 from sports_posts._transport import DEFAULT_MAX_RESPONSE_BYTES, MAX_ERROR_BODY_BYTES
+from tests.core.bodies import INFO
 
 from .conftest import call
 from .server import Connection, ScriptedServer, gzip_of_zeros, head
 
 MiB = 1024 * 1024
-INFO = {
-    "company": {"name": "Acme", "plan": "paid", "subscription_status": "active"},
-    "billing_cycle": {
-        "current_period_start": "2024-05-01T00:00:00+00:00",
-        "current_period_end": "2024-06-01T00:00:00+00:00",
-    },
-    "usage": {"current_calls": 3},
-}
 
 
 @pytest.fixture(scope="module")

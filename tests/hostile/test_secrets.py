@@ -11,18 +11,10 @@ from typing import Any
 import pytest
 
 import sports_posts as sp
+from tests.core.bodies import INFO
 
 from .conftest import API_KEY, call
 from .server import Connection, ScriptedServer, head
-
-INFO = {
-    "company": {"name": "Acme", "plan": "paid", "subscription_status": "active"},
-    "billing_cycle": {
-        "current_period_start": "2024-05-01T00:00:00+00:00",
-        "current_period_end": "2024-06-01T00:00:00+00:00",
-    },
-    "usage": {"current_calls": 3},
-}
 
 
 def echo(status: str, body: Any) -> Any:
