@@ -10,14 +10,21 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sports_posts as sp
+from sports_posts import _endpoints
+from sports_posts._transport import ClientConfig, build_request
 from tests.runner import Runner
 
 from .bodies import INFO
 from .conftest import API_KEY, BASE_URL, page, post
 
 TEAMS = {"ok": True, "count": 0, "items": []}
+CONFIG = ClientConfig.resolve(
+    api_key=API_KEY, base_url=BASE_URL, auth_scheme="bearer", timeout=5.0, max_retries=0, default_headers=None
+)
 OPTIONS: dict[str, Any] = {"extra_headers": {"X-Trace": "t-1"}, "extra_query": {"debug": "1"}, "timeout": 3.0}
 
 
@@ -188,3 +195,30 @@ def test_async_raw_response_of_a_page_and_a_model() -> None:
                 assert isinstance(plain, sp.AsyncPage), "the plain client is untouched"
 
     asyncio.run(main())
+
+
+# ---------------------------------------------------------------------------------------
+# Fuzz: any per-call options; only SportsPostsError escapes, and what passes is sendable
+
+VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12), st.binary(max_size=6),
+)
+MAPPINGS = st.one_of(VALUES, st.dictionaries(st.one_of(st.text(max_size=10), st.integers()), VALUES, max_size=3))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    options=st.fixed_dictionaries(
+        {}, optional={"extra_headers": MAPPINGS, "extra_query": MAPPINGS, "timeout": VALUES}
+    )
+)
+def test_fuzz_per_call_options_only_raise_sdk_errors_and_what_passes_builds_a_request(
+    options: dict[str, Any],
+) -> None:
+    try:
+        call = _endpoints.account_information(**options)
+    except sp.SportsPostsError:
+        return
+    request = build_request(CONFIG, call)  # no UnicodeEncodeError, no httpx error
+    assert request.headers["authorization"] == f"Bearer {API_KEY}"
