@@ -274,9 +274,11 @@ class SportsPosts(_ClientBase[Client]):
         return step.value
 
     def _request(self, call: APICall[T]) -> T:
+        """The parsed answer of a call (what pages and pollers fetch with)."""
         return self._exchange(call)[0]
 
     def _result(self, call: APICall[T], into: Callable[[T], R]) -> R:
+        """What a method returns: ``into`` of the parsed answer, raw in the raw view."""
         return self._shape(*self._exchange(call), into)
 
 
@@ -345,7 +347,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         return step.value
 
     async def _request(self, call: APICall[T]) -> T:
+        """The parsed answer of a call (what pages and pollers fetch with)."""
         return (await self._exchange(call))[0]
 
     async def _result(self, call: APICall[T], into: Callable[[T], R]) -> R:
+        """What a method returns: ``into`` of the parsed answer, raw in the raw view."""
         return self._shape(*(await self._exchange(call)), into)
