@@ -34,6 +34,11 @@ def tour(client: SportsPosts) -> None:
     except ParameterError as exc:                               # checked locally: nothing spent
         print(f"\nrefused before sending: {exc}")
 
+    # Status and headers of a successful answer (rate-limit headers, say): with_raw_response.
+    raw = client.with_raw_response.posts.trending(limit=1, extra_headers={"X-Request-Id": "tour"})
+    print(f"\nGET /posts answered {raw.status_code}, {len(raw.parse().items)} post, "
+          f"content-type {raw.headers.get('content-type')}")
+
     info = client.account.information()                         # free: not counted
     print(f"\nplan {info.company.plan}, {info.usage.current_calls} calls this cycle; "
           f"{len(client.account.x_ids().ids_to_delete)} ids to delete; this script: {client.calls} calls")

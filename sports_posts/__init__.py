@@ -25,11 +25,13 @@ from ._errors import (
     PaymentRequiredError,
     PermissionDeniedError,
     RateLimitError,
+    ResponseTooLargeError,
     SignatureVerificationError,
     SinceIdNotFoundError,
     SportsPostsError,
     WebhookPayloadError,
 )
+from ._transport import RawResponse, RequestOptions
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -141,7 +143,10 @@ __all__ = [
     "Post",
     "PostsResponse",
     "RateLimitError",
+    "RawResponse",
     "RedisCheckpoint",
+    "RequestOptions",
+    "ResponseTooLargeError",
     "SignatureVerificationError",
     "SinceIdNotFoundError",
     "SportsPosts",

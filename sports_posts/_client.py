@@ -13,21 +13,27 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Generic, Optional, TypeVar, Union
+from typing import Any, Callable, Generic, Optional, TypeVar, Union
 
+import anyio
 from typing_extensions import Self
 
-from ._errors import ParameterError
-from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
+from ._errors import ParameterError, SportsPostsError
+from ._http import AsyncClient, Client, HTTPError, Response, Timeout, deadline, deadline_client
 from ._transport import (
     _UNSET,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TOTAL_TIMEOUT,
     APICall,
     AuthScheme,
     CallCounter,
     ClientConfig,
     Done,
+    Outcome,
+    RawResponse,
+    Send,
     advance,
-    call_flow,
+    exchange_flow,
 )
 from .resources.account import Account, AsyncAccount
 from .resources.ids import AsyncIds, Ids
@@ -36,6 +42,7 @@ from .resources.posts import AsyncPosts, Posts
 __all__ = ["AsyncSportsPosts", "SportsPosts"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 log = logging.getLogger("sports_posts")
 
 
@@ -63,6 +70,11 @@ async def _async_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
+def _clock() -> float:
+    """The monotonic clock of every deadline (tests patch this)."""
+    return time.monotonic()
+
+
 H = TypeVar("H", Client, AsyncClient)
 
 
@@ -73,6 +85,7 @@ class _ClientBase(Generic[H]):
     _calls: CallCounter
     _http: H
     _owns_http: bool
+    _raw: bool = False
 
     _http_type: type[H]
 
@@ -85,6 +98,10 @@ class _ClientBase(Generic[H]):
         auth_scheme: AuthScheme = "bearer",
         http_client: Optional[H] = None,
         default_headers: Optional[Mapping[str, str]] = None,
+        *,
+        total_timeout: Optional[float] = DEFAULT_TOTAL_TIMEOUT,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        allow_insecure_http: bool = False,
     ) -> None:
         self._config = ClientConfig.resolve(
             api_key=api_key,
@@ -93,6 +110,9 @@ class _ClientBase(Generic[H]):
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
+            total_timeout=total_timeout,
+            max_response_bytes=max_response_bytes,
+            allow_insecure_http=allow_insecure_http,
         )
         http_type = self._http_type
         if http_client is not None and not isinstance(http_client, http_type):
@@ -101,22 +121,53 @@ class _ClientBase(Generic[H]):
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else http_type(follow_redirects=False)
+        self._http = http_client if http_client is not None else self._own_pool()
         self._bind()
 
     def _bind(self) -> None:
         raise NotImplementedError
 
-    def with_options(self, *, timeout: Union[float, Timeout] = _UNSET, max_retries: Optional[int] = None) -> Self:
-        """A client with another timeout or retry count that shares this one's pool and
-        call counter; closing the copy leaves the pool open."""
+    def _own_pool(self) -> H:
+        raise NotImplementedError
+
+    def _copy(self, config: ClientConfig, *, raw: bool) -> Self:
+        """A view of this client with other settings: same pool, same call counter."""
         clone = object.__new__(type(self))
-        clone._config = self._config.with_options(timeout=timeout, max_retries=max_retries)
+        clone._config = config
         clone._calls = self._calls
         clone._http = self._http
         clone._owns_http = False
+        clone._raw = raw
         clone._bind()
         return clone
+
+    def with_options(
+        self,
+        *,
+        timeout: Union[float, Timeout] = _UNSET,
+        max_retries: int = _UNSET,
+        total_timeout: Optional[float] = _UNSET,
+        max_response_bytes: int = _UNSET,
+    ) -> Self:
+        """A client with other bounds that shares this one's pool and call counter;
+        closing the copy leaves the pool open."""
+        config = self._config.with_options(
+            timeout=timeout, max_retries=max_retries, total_timeout=total_timeout,
+            max_response_bytes=max_response_bytes,
+        )
+        return self._copy(config, raw=self._raw)
+
+    @property
+    def with_raw_response(self) -> Any:
+        """This client with every method answering a ``RawResponse``: ``.status_code``,
+        ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
+        return self._copy(self._config, raw=True)
+
+    def _shape(self, parsed: T, response: Response, into: Callable[[T], R]) -> R:
+        """What a method returns: its result, or the raw answer around it."""
+        if self._raw:
+            return RawResponse(response, into(parsed))  # type: ignore[return-value]
+        return into(parsed)
 
     @property
     def base_url(self) -> str:
@@ -125,8 +176,18 @@ class _ClientBase(Generic[H]):
 
     @property
     def timeout(self) -> Timeout:
-        """The timeout of every request (connect at most 10 s unless you passed a ``Timeout``)."""
+        """The timeout of each attempt, for the whole request (connect, headers, body)."""
         return self._config.timeout
+
+    @property
+    def total_timeout(self) -> Optional[float]:
+        """Seconds one call may take, retries and their waits included."""
+        return self._config.total_timeout
+
+    @property
+    def max_response_bytes(self) -> int:
+        """The largest decoded body read from one answer."""
+        return self._config.max_response_bytes
 
     @property
     def max_retries(self) -> int:
@@ -165,6 +226,9 @@ class SportsPosts(_ClientBase[Client]):
     """Id lookups of GET /ids."""
     _http_type = Client
 
+    def _own_pool(self) -> Client:
+        return deadline_client()
+
     def _bind(self) -> None:
         self.posts = Posts(self)
         self.account = Account(self)
@@ -183,15 +247,26 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, request: Request) -> Union[Response, HTTPError]:
+    def _send(self, send: Send) -> Outcome:
+        """Send, then read the body chunk by chunk while the reader allows; the pool's
+        streams end each step by the attempt's deadline."""
         try:
-            return self._http.send(request)
-        except HTTPError as exc:
+            with deadline(send.reader.deadline, _clock):
+                response = self._http.send(send.request, stream=True)
+                try:
+                    if send.reader.begin(response):
+                        for chunk in response.iter_raw():
+                            if not send.reader.feed(chunk):
+                                break
+                finally:
+                    response.close()
+            return response
+        except (HTTPError, SportsPostsError) as exc:
             return exc
 
-    def _request(self, call: APICall[T]) -> T:
+    def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = call_flow(self._config, call, self._calls)
+        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
@@ -200,6 +275,14 @@ class SportsPosts(_ClientBase[Client]):
             else:
                 step = advance(flow, self._send(step))
         return step.value
+
+    def _request(self, call: APICall[T]) -> T:
+        """The parsed answer of a call (what pages and pollers fetch with)."""
+        return self._exchange(call)[0]
+
+    def _result(self, call: APICall[T], into: Callable[[T], R]) -> R:
+        """What a method returns: ``into`` of the parsed answer, raw in the raw view."""
+        return self._shape(*self._exchange(call), into)
 
 
 class AsyncSportsPosts(_ClientBase[AsyncClient]):
@@ -216,6 +299,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ids: AsyncIds
     """Id lookups of GET /ids."""
     _http_type = AsyncClient
+
+    def _own_pool(self) -> AsyncClient:
+        return AsyncClient(follow_redirects=False)
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)
@@ -235,15 +321,28 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: Request) -> Union[Response, HTTPError]:
+    async def _send(self, send: Send) -> Outcome:
+        """Send and read the body under one timeout scope: the attempt's whole deadline."""
         try:
-            return await self._http.send(request)
-        except HTTPError as exc:
+            with anyio.fail_after(send.reader.seconds_left()):
+                response = await self._http.send(send.request, stream=True)
+                try:
+                    if send.reader.begin(response):
+                        async for chunk in response.aiter_raw():
+                            if not send.reader.feed(chunk):
+                                break
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await response.aclose()
+                return response
+        except TimeoutError:
+            return send.reader.timed_out()
+        except (HTTPError, SportsPostsError) as exc:
             return exc
 
-    async def _request(self, call: APICall[T]) -> T:
+    async def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = call_flow(self._config, call, self._calls)
+        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
@@ -252,3 +351,11 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
             else:
                 step = advance(flow, await self._send(step))
         return step.value
+
+    async def _request(self, call: APICall[T]) -> T:
+        """The parsed answer of a call (what pages and pollers fetch with)."""
+        return (await self._exchange(call))[0]
+
+    async def _result(self, call: APICall[T], into: Callable[[T], R]) -> R:
+        """What a method returns: ``into`` of the parsed answer, raw in the raw view."""
+        return self._shape(*(await self._exchange(call)), into)

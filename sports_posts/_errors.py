@@ -28,6 +28,7 @@ __all__ = [
     "PaymentRequiredError",
     "PermissionDeniedError",
     "RateLimitError",
+    "ResponseTooLargeError",
     "SignatureVerificationError",
     "SinceIdNotFoundError",
     "SportsPostsError",
@@ -232,3 +233,15 @@ def _safe_text(response: Response) -> str:
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ResponseTooLargeError(APIResponseValidationError):
+    """An answer whose decoded body passed ``max_response_bytes``; reading stopped there.
+
+    ``.limit`` is the bound in bytes; raise it with ``max_response_bytes=`` on the client
+    or ``with_options``. Nothing past the bound was read or kept.
+    """
+
+    def __init__(self, message: str, *, limit: int, response: Optional[Response] = None) -> None:
+        super().__init__(message, response=response)
+        self.limit = limit

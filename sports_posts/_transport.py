@@ -8,18 +8,24 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import gc
+import ipaddress
 import logging
+import math
 import os
 import random
+import re
 import threading
 import time
+import zlib
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Generic, Literal, Optional, Protocol, TypeVar, Union
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from tenacity import DoSleep, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from typing_extensions import TypedDict
 
 from ._errors import (
     APIConnectionError,
@@ -27,11 +33,14 @@ from ._errors import (
     APIStatusError,
     APITimeoutError,
     ParameterError,
+    ResponseTooLargeError,
     SportsPostsError,
     status_error_from_response,
 )
 from ._http import (
+    LIBRARY_USER_AGENT,
     URL,
+    Headers,
     HTTPError,
     InvalidURL,
     Request,
@@ -45,30 +54,250 @@ from ._version import __version__
 __all__ = [
     "APICall",
     "AsyncRequester",
+    "BodyReader",
     "CallCounter",
+    "CallOptions",
     "ClientConfig",
     "Done",
     "Outcome",
+    "RawResponse",
+    "RequestOptions",
+    "Send",
     "Step",
     "SyncRequester",
     "advance",
     "build_request",
     "call_flow",
+    "exchange_flow",
     "parse_response",
     "retry_policy",
+    "split_request_options",
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
 log = logging.getLogger("sports_posts")
 
 AuthScheme = Literal["bearer", "bare"]
 DEFAULT_TIMEOUT = Timeout(30.0, connect=10.0)
+DEFAULT_TOTAL_TIMEOUT = 120.0
+"""Seconds one call may take with every attempt and every wait between them."""
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+"""The largest decoded body read: a page of 100 posts is about 150 KiB."""
+MAX_ERROR_BODY_BYTES = 64 * 1024
+"""An error answer's body is kept up to this (or ``max_response_bytes`` if smaller) and
+cut there: its status says what happened, a megabyte of proxy HTML adds nothing."""
+MAX_RETRIES_LIMIT = 20
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 60.0
 """A ``Retry-After`` longer than this is not slept: a monthly quota will not recover in
 seconds, so the 429 is raised at once with ``.retry_after`` for the caller to decide."""
 BACKOFF_INITIAL = 0.5
 BACKOFF_MAX = 8.0
+REDACTED = "<redacted>"
+INSECURE_HTTP_ENV = "SPORTS_POSTS_ALLOW_INSECURE_HTTP"
+ACCEPT_ENCODING = "gzip, deflate"
+"""Only encodings whose inflation ``BodyReader`` can bound are asked for."""
+
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # an HTTP header name (RFC 9110 token)
+_SDK_HEADERS = ("authorization", "accept", "accept-encoding")
+
+
+# ---------------------------------------------------------------------------------------
+# Checks of every setting, shared by the constructors, ``with_options`` and per-call options
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
+
+
+def check_api_key(value: object, *, from_env: bool = False) -> str:
+    """A key that fits in an HTTP header; the message never shows the key itself."""
+    where = "SPORTS_POSTS_API_KEY" if from_env else "api_key"
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise SportsPostsError(
+            "No API key: pass api_key=... or set SPORTS_POSTS_API_KEY "
+            "(keys are created in the customer dashboard)."
+        )
+    if not isinstance(value, str):
+        raise ParameterError(f"api_key must be a string, got {type(value).__name__}", parameter="api_key")
+    key = value.strip()
+    if not key.isascii() or _has_control(key) or any(c.isspace() for c in key):
+        raise ParameterError(
+            f"{where} contains a character an HTTP header cannot carry (a non-ASCII letter, "
+            "a space, a line break or another control character); copy the key again from "
+            "the dashboard",
+            parameter="api_key",
+        )
+    return key
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
+    """An http(s) URL with a host and a path only; plain http only to this machine unless
+    the caller opts in, because the key would travel in clear text."""
+    if not isinstance(value, str):
+        raise ParameterError(f"base_url must be a string, got {type(value).__name__}", parameter="base_url")
+    if value != value.strip():
+        raise ParameterError("base_url has spaces around it", parameter="base_url")
+    if _has_control(value) or " " in value:
+        raise ParameterError("base_url contains spaces or control characters", parameter="base_url")
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        raise ParameterError("base_url is not a URL", parameter="base_url") from None
+    if "@" in parts.netloc:  # never echoed: it may hold a password
+        raise ParameterError(
+            "base_url must not carry a user name or password; the API key authenticates",
+            parameter="base_url",
+        )
+    if parts.query or parts.fragment or "?" in value or "#" in value:
+        raise ParameterError(
+            f"base_url must not have a query string or a fragment, got {value!r}", parameter="base_url"
+        )
+    try:
+        parsed = URL(value)
+    except (InvalidURL, TypeError, ValueError):
+        raise ParameterError(f"base_url is not a URL: {value!r}", parameter="base_url") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ParameterError(f"base_url must be an http(s) URL ending in /v1, got {value!r}", parameter="base_url")
+    if parsed.scheme == "http" and not _is_loopback(parsed.host) and not allow_insecure_http:
+        raise ParameterError(
+            f"base_url {value!r} is plain http to another machine: the API key would travel in "
+            "clear text. Use https, or pass allow_insecure_http=True (or set "
+            f"{INSECURE_HTTP_ENV}=1) if the network is trusted",
+            parameter="base_url",
+        )
+    return value.rstrip("/")
+
+
+def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
+    label = label or name
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{label} must be a number of seconds, got {type(value).__name__}", parameter=name)
+    seconds = float(value)
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ParameterError(f"{label} must be a positive, finite number of seconds, got {value!r}", parameter=name)
+    return seconds
+
+
+def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
+    """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
+    if isinstance(timeout, Timeout):
+        for phase, value in timeout.as_dict().items():
+            if value is not None:
+                _seconds(value, name, f"{name}.{phase}")
+        return timeout
+    if timeout is None:
+        raise ParameterError(
+            f"{name}=None would wait forever; pass seconds (e.g. 30.0), or "
+            "Timeout(None) if you really mean no timeout",
+            parameter=name,
+        )
+    seconds = _seconds(timeout, name)
+    return Timeout(seconds, connect=min(seconds, 10.0))
+
+
+def check_total_timeout(value: object) -> Optional[float]:
+    """Seconds for a whole call, retries and waits included; ``None`` leaves only the
+    per-attempt timeout and the retry count as bounds."""
+    return None if value is None else _seconds(value, "total_timeout")
+
+
+def check_max_retries(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RETRIES_LIMIT:
+        raise ParameterError(
+            f"max_retries must be an integer from 0 to {MAX_RETRIES_LIMIT}, got {value!r}", parameter="max_retries"
+        )
+    return value
+
+
+def check_max_response_bytes(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ParameterError(
+            f"max_response_bytes must be a positive integer, got {value!r}", parameter="max_response_bytes"
+        )
+    return value
+
+
+def check_auth_scheme(value: object) -> AuthScheme:
+    if value == "bearer" or value == "bare":
+        return value
+    raise ParameterError(f"auth_scheme must be 'bearer' or 'bare', got {value!r}", parameter="auth_scheme")
+
+
+def check_flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name} must be True or False, got {value!r}", parameter=name)
+    return value
+
+
+def _items(value: object, name: str, what: str) -> list[tuple[Any, Any]]:
+    """The pairs of an optional mapping argument (``None``: none)."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{name} must be a mapping of {what}", parameter=name)
+    return list(value.items())
+
+
+def check_headers(value: object, name: str) -> dict[str, str]:
+    """Header names that are tokens and ASCII values without line breaks; never an
+    ``Authorization`` (it would replace the key) or the encodings the SDK must decode."""
+    headers: dict[str, str] = {}
+    for key, item in _items(value, name, "header names to values"):
+        if not isinstance(key, str) or not _TOKEN.match(key):
+            raise ParameterError(f"{name} has an invalid header name {key!r}", parameter=name)
+        if key.lower() in _SDK_HEADERS:
+            raise ParameterError(
+                f"{name} must not set {key}: the SDK sets it (the API key goes in api_key=)",
+                parameter=name,
+            )
+        if not isinstance(item, str) or not item.isascii() or any(
+            (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in item
+        ):
+            raise ParameterError(
+                f"{name}[{key!r}] must be a string of printable ASCII without line breaks", parameter=name
+            )
+        headers[key] = item
+    return headers
+
+
+def check_query(value: object, name: str) -> dict[str, str]:
+    """Extra query parameters: strings or numbers, without control characters."""
+    query: dict[str, str] = {}
+    for key, item in _items(value, name, "parameter names to values"):
+        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+            raise ParameterError(f"{name}[{key!r}] must be a string or a number", parameter=name)
+        text = item if isinstance(item, str) else str(item)
+        if not isinstance(key, str) or not key or _has_control(key) or _has_control(text):
+            raise ParameterError(f"{name} has a name or value with control characters", parameter=name)
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ParameterError(f"{name}[{key!r}] must be a finite number", parameter=name)
+        query[key] = text
+    return query
+
+
+class _Unset:
+    """The default of an option that ``with_options`` leaves as it is."""
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
+
+
+_UNSET: Any = _Unset()
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)
@@ -81,98 +310,122 @@ class ClientConfig:
     timeout: Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     max_retries: int = 2
     default_headers: Mapping[str, str] = field(default_factory=dict)
+    total_timeout: Optional[float] = DEFAULT_TOTAL_TIMEOUT
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
     @classmethod
     def resolve(
         cls,
         *,
-        api_key: Optional[str],
-        base_url: Optional[str],
-        auth_scheme: str,
-        timeout: Union[float, Timeout, None],
-        max_retries: int,
-        default_headers: Optional[Mapping[str, str]],
+        api_key: object,
+        base_url: object,
+        auth_scheme: object,
+        timeout: object,
+        max_retries: object,
+        default_headers: object,
+        total_timeout: object = DEFAULT_TOTAL_TIMEOUT,
+        max_response_bytes: object = DEFAULT_MAX_RESPONSE_BYTES,
+        allow_insecure_http: object = False,
     ) -> ClientConfig:
         """Apply the environment defaults of API.md and check every setting."""
-        key = api_key if api_key is not None else os.environ.get("SPORTS_POSTS_API_KEY")
-        if not key or not isinstance(key, str) or not key.strip():
-            raise SportsPostsError(
-                "No API key: pass api_key=... or set SPORTS_POSTS_API_KEY "
-                "(keys are created in the customer dashboard)."
-            )
-        if any(c in key for c in "\r\n"):
-            raise ParameterError("api_key contains a line break", parameter="api_key")
+        key = check_api_key(
+            api_key if api_key is not None else os.environ.get("SPORTS_POSTS_API_KEY"),
+            from_env=api_key is None,
+        )
         url = base_url if base_url is not None else os.environ.get("SPORTS_POSTS_BASE_URL")
-        if not url or not isinstance(url, str):
+        if url is None or url == "":
             raise SportsPostsError(
                 "No base URL: pass base_url=... or set SPORTS_POSTS_BASE_URL "
                 "(it ends in /v1; `sports-posts sandbox` serves one locally)."
             )
-        url = url.strip().rstrip("/")
-        try:
-            parsed = URL(url)
-        except (InvalidURL, TypeError, ValueError):
-            raise ParameterError(f"base_url is not a URL: {url!r}", parameter="base_url") from None
-        if parsed.scheme not in ("http", "https") or not parsed.host:
-            raise ParameterError(
-                f"base_url must be an http(s) URL ending in /v1, got {url!r}", parameter="base_url"
-            )
-        if auth_scheme not in ("bearer", "bare"):
-            raise ParameterError(
-                f"auth_scheme must be 'bearer' or 'bare', got {auth_scheme!r}", parameter="auth_scheme"
-            )
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ParameterError(
-                f"max_retries must be an integer >= 0, got {max_retries!r}", parameter="max_retries"
-            )
+        insecure = check_flag(allow_insecure_http, "allow_insecure_http") or _env_flag(INSECURE_HTTP_ENV)
         return cls(
-            api_key=key.strip(),
-            base_url=url,
-            auth_scheme=auth_scheme,  # type: ignore[arg-type]
+            api_key=key,
+            base_url=check_base_url(url, allow_insecure_http=insecure),
+            auth_scheme=check_auth_scheme(auth_scheme),
             timeout=to_timeout(timeout),
-            max_retries=max_retries,
-            default_headers=dict(default_headers or {}),
+            max_retries=check_max_retries(max_retries),
+            default_headers=check_headers(default_headers, "default_headers"),
+            total_timeout=check_total_timeout(total_timeout),
+            max_response_bytes=check_max_response_bytes(max_response_bytes),
         )
 
     def with_options(
-        self, *, timeout: Union[float, Timeout, None, object], max_retries: Optional[int]
+        self,
+        *,
+        timeout: object = _UNSET,
+        max_retries: object = _UNSET,
+        total_timeout: object = _UNSET,
+        max_response_bytes: object = _UNSET,
     ) -> ClientConfig:
-        """A copy with another timeout or retry count (same key, URL and headers)."""
+        """A copy with other bounds (same key, URL and headers); ``_UNSET`` keeps one."""
         changes: dict[str, Any] = {}
         if timeout is not _UNSET:
-            changes["timeout"] = to_timeout(timeout)  # type: ignore[arg-type]
-        if max_retries is not None:
-            if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-                raise ParameterError("max_retries must be an integer >= 0", parameter="max_retries")
-            changes["max_retries"] = max_retries
+            changes["timeout"] = to_timeout(timeout)
+        if max_retries is not _UNSET:
+            changes["max_retries"] = check_max_retries(max_retries)
+        if total_timeout is not _UNSET:
+            changes["total_timeout"] = check_total_timeout(total_timeout)
+        if max_response_bytes is not _UNSET:
+            changes["max_response_bytes"] = check_max_response_bytes(max_response_bytes)
         return replace(self, **changes)
 
-    def headers(self) -> dict[str, str]:
-        """Headers of every request: the caller's defaults, then ours (ours win)."""
+    def headers(self, client_headers: Optional[Headers] = None) -> Headers:
+        """Headers of every request: the caller's defaults, then ours (ours win). The
+        SDK's User-Agent gives way to one the caller set here or on their httpx client."""
         token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
-        headers = dict(self.default_headers)
-        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} {stack_version()}")
+        headers = Headers(self.default_headers)
+        own_agent = client_headers is not None and client_headers.get("user-agent", LIBRARY_USER_AGENT) != LIBRARY_USER_AGENT
+        if "user-agent" not in headers and not own_agent:
+            headers["User-Agent"] = f"sports-posts-python/{__version__} {stack_version()}"
         headers["Accept"] = "application/json"
+        headers["Accept-Encoding"] = ACCEPT_ENCODING
         headers["Authorization"] = token
         return headers
 
 
-_UNSET: Any = object()
+# ---------------------------------------------------------------------------------------
+# A call as data, with the options of that one call
 
 
-def to_timeout(timeout: Union[float, Timeout, None]) -> Timeout:
-    """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
-    if isinstance(timeout, Timeout):
-        return timeout
-    if timeout is None:
-        raise ParameterError(
-            "timeout=None would wait forever; pass seconds (e.g. 30.0), or "
-            "Timeout(None) if you really mean no timeout",
-            parameter="timeout",
+class RequestOptions(TypedDict, total=False):
+    """Options of one call, taken by every method: ``extra_headers`` and ``extra_query``
+    are added to that request (never replacing the key), ``timeout`` replaces the client's."""
+
+    extra_headers: Optional[Mapping[str, str]]
+    extra_query: Optional[Mapping[str, Union[str, int, float]]]
+    timeout: Union[float, Timeout, None]
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """Checked ``RequestOptions`` as a call carries them."""
+
+    headers: Mapping[str, str] = field(default_factory=dict)
+    query: Mapping[str, str] = field(default_factory=dict)
+    timeout: Optional[Timeout] = None
+
+    @classmethod
+    def check(cls, options: Mapping[str, Any]) -> CallOptions:
+        timeout = options.get("timeout")
+        return cls(
+            headers=check_headers(options.get("extra_headers"), "extra_headers"),
+            query=check_query(options.get("extra_query"), "extra_query"),
+            timeout=None if timeout is None else to_timeout(timeout),
         )
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise ParameterError(f"timeout must be a positive number of seconds, got {timeout!r}", parameter="timeout")
-    return Timeout(float(timeout), connect=min(float(timeout), 10.0))
+
+
+NO_OPTIONS = CallOptions()
+REQUEST_OPTION_NAMES = frozenset(RequestOptions.__annotations__)
+
+
+def split_request_options(arguments: Mapping[str, Any]) -> tuple[CallOptions, dict[str, Any]]:
+    """The per-call options among a method's keyword arguments, checked, and the rest
+    (the endpoint's own parameters, left for its encoder to check)."""
+    rest = {k: v for k, v in arguments.items() if k not in REQUEST_OPTION_NAMES}
+    if len(rest) == len(arguments):
+        return NO_OPTIONS, rest
+    return CallOptions.check({k: v for k, v in arguments.items() if k in REQUEST_OPTION_NAMES}), rest
 
 
 @dataclass(frozen=True)
@@ -183,25 +436,231 @@ class APICall(Generic[T]):
     path: str
     params: Mapping[str, str]
     parse: Callable[[bytes], T]
+    options: CallOptions = NO_OPTIONS
 
     def with_params(self, **changes: str) -> APICall[T]:
         return replace(self, params={**self.params, **changes})
 
 
-def build_request(config: ClientConfig, call: APICall[Any]) -> Request:
-    """The HTTP request of a call, with auth, User-Agent and the per-request timeout."""
-    return Request(
-        call.method,
-        config.base_url + call.path,
-        params=dict(call.params),
-        headers=config.headers(),
-        extensions={"timeout": config.timeout.as_dict()},
-    )
+class RequestBuilder(Protocol):
+    """What the flow needs of an httpx client: its headers, and a request built with its
+    defaults (headers, params, cookies) merged in. Building sends nothing."""
+
+    @property
+    def headers(self) -> Headers: ...
+
+    def build_request(
+        self, method: str, url: str, *, params: Any = ..., headers: Any = ..., extensions: Any = ...
+    ) -> Request: ...
+
+
+def build_request(
+    config: ClientConfig,
+    call: APICall[Any],
+    client: Optional[RequestBuilder] = None,
+    *,
+    remaining: Optional[float] = None,
+) -> Request:
+    """The HTTP request of a call: the client's defaults, the call's extra headers and
+    query, then auth; each phase's timeout shrunk to the ``remaining`` seconds."""
+    headers = config.headers(client.headers if client is not None else None)
+    for name, value in call.options.headers.items():
+        headers[name] = value
+    params = {**call.params, **call.options.query}
+    timeouts = (call.options.timeout or config.timeout).as_dict()
+    if remaining is not None:
+        timeouts = {k: remaining if v is None else min(v, remaining) for k, v in timeouts.items()}
+    url = config.base_url + call.path
+    extensions = {"timeout": timeouts}
+    if client is None:
+        return Request(call.method, url, params=params, headers=headers, extensions=extensions)
+    return client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
+
+
+def attempt_seconds(timeout: Timeout) -> Optional[float]:
+    """How long one attempt may take in all: the longest of its phase timeouts."""
+    values = [v for v in timeout.as_dict().values() if v is not None]
+    return max(values) if values else None
+
+
+# ---------------------------------------------------------------------------------------
+# Secrets out of everything kept
 
 
 def redacted_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Headers fit for a log record: the Authorization value is never written out."""
-    return {k: ("<redacted>" if k.lower() == "authorization" else v) for k, v in headers.items()}
+    return {k: (REDACTED if k.lower() == "authorization" else v) for k, v in headers.items()}
+
+
+def _redact(text: str, secret: str) -> str:
+    return text.replace(secret, REDACTED) if secret and secret in text else text
+
+
+def kept_request(request: Request) -> Request:
+    """The request as errors and raw responses keep it: Authorization redacted."""
+    return Request(request.method, request.url, headers=redacted_headers(request.headers))
+
+
+def kept_response(response: Response, body: bytes, request: Request, secret: str) -> Response:
+    """The answer as the SDK keeps it: the decoded body, with the key replaced wherever a
+    hostile or misconfigured server echoed it (body, header names and values)."""
+    raw_secret = secret.encode("ascii")
+    if raw_secret and raw_secret in body:
+        body = body.replace(raw_secret, REDACTED.encode("ascii"))
+    headers = [
+        (_redact(k, secret), _redact(v, secret))
+        for k, v in response.headers.multi_items()
+        # the body is decoded already: these two would describe bytes no longer held
+        if k.lower() not in ("content-encoding", "content-length")
+    ]
+    extensions = {k: v for k, v in response.extensions.items() if k in ("http_version", "reason_phrase")}
+    return Response(response.status_code, headers=headers, content=body, request=request, extensions=extensions)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a body within its bounds
+
+
+class _Inflater:
+    """gzip or deflate inflated a bounded step at a time (``max_length``), so a bomb never
+    expands in memory past the room left under the cap (plus one step)."""
+
+    STEP = 256 * 1024
+
+    def __init__(self, encoding: str) -> None:
+        wbits = 16 + zlib.MAX_WBITS if encoding in ("gzip", "x-gzip") else zlib.MAX_WBITS
+        self._z = zlib.decompressobj(wbits)
+        self._first = encoding == "deflate"
+
+    def inflate(self, data: bytes, room: int) -> Iterator[bytes]:
+        """Yield the inflated bytes of ``data`` in steps of at most ``room + 1`` bytes."""
+        step = min(room + 1, self.STEP)
+        if self._first and data:
+            self._first = False
+            try:
+                out = self._z.decompress(data, step)
+            except zlib.error:  # "deflate" sent as a raw stream, without the zlib header
+                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                out = self._z.decompress(data, step)
+        else:
+            out = self._z.decompress(data, step)
+        yield out
+        # A full step may leave output owed even when all input was taken: ask again.
+        while self._z.unconsumed_tail or len(out) == step:
+            out = self._z.decompress(self._z.unconsumed_tail, step)
+            if not out:
+                return
+            yield out
+
+
+class BodyReader:
+    """The bounds of one attempt's read, checked as each chunk arrives: the decoded size
+    against ``max_response_bytes`` and the clock against the attempt's deadline.
+
+    The driver calls ``begin`` with the response head and ``feed`` with each raw
+    chunk until it answers ``False``; every decision about the bytes is made here.
+    """
+
+    def __init__(
+        self, limit: int, deadline: Optional[float], clock: Callable[[], float], request: Request
+    ) -> None:
+        self.limit = limit
+        self.deadline = deadline
+        self._clock = clock
+        self.request = request
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._cap = limit
+        self._cut = False
+        self._inflater: Optional[_Inflater] = None
+        self._status = 0
+
+    def seconds_left(self) -> Optional[float]:
+        """Time left for this attempt (``None``: unbounded), for an async timeout scope."""
+        return None if self.deadline is None else max(0.0, self.deadline - self._clock())
+
+    def timed_out(self) -> APITimeoutError:
+        where = f"{self.request.method} {self.request.url.copy_with(query=None)}"
+        return APITimeoutError(
+            f"{where} timed out: the whole request (connect, headers and body) must finish "
+            "within `timeout`", request=kept_request(self.request),
+        )
+
+    def begin(self, response: Response) -> bool:
+        """Take the head: choose the decoder and the bound (error bodies are cut short).
+        ``False`` when the transport had read the body already (``httpx.MockTransport``
+        answers that way): it is taken as it is, decoded, and nothing is left to stream."""
+        self._check_clock()
+        self._status = response.status_code
+        if not response.is_success:
+            self._cap = min(self.limit, MAX_ERROR_BODY_BYTES)
+        if response.is_stream_consumed:
+            self.feed(response.content)
+            return False
+        encodings = [e.strip() for e in response.headers.get("content-encoding", "").lower().split(",")]
+        encodings = [e for e in encodings if e and e != "identity"]
+        if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise APIResponseValidationError(
+                f"the answer is encoded as {', '.join(encodings)!r}; the SDK asks for "
+                f"{ACCEPT_ENCODING} only"
+            )
+        self._inflater = _Inflater(encodings[0]) if encodings else None
+        length = response.headers.get("content-length", "")
+        if not encodings and length.isdigit() and int(length) > self._cap and response.is_success:
+            self._over()
+        return True
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take a raw chunk; ``False`` once enough is read (an error body at its cap)."""
+        self._check_clock()
+        try:
+            parts = [chunk] if self._inflater is None else self._inflater.inflate(chunk, self._cap - self._size)
+            for part in parts:
+                if not self._take(part):
+                    return False
+        except zlib.error as exc:
+            raise APIResponseValidationError(f"the answer's compressed body is corrupt: {exc}") from None
+        return True
+
+    def _take(self, part: bytes) -> bool:
+        room = self._cap - self._size
+        if len(part) > room:
+            if self._status and not 200 <= self._status < 300:
+                self._chunks.append(part[:room])
+                self._size = self._cap
+                self._cut = True
+                return False
+            self._over()
+        if part:
+            self._chunks.append(part)
+            self._size += len(part)
+        return True
+
+    def _check_clock(self) -> None:
+        if self.deadline is not None and self._clock() >= self.deadline:
+            raise self.timed_out()
+
+    def _over(self) -> None:
+        where = f"{self.request.method} {self.request.url.copy_with(query=None)}"
+        raise ResponseTooLargeError(
+            f"{where}: the answer's body passed max_response_bytes={self.limit} bytes, so reading "
+            "stopped there. If an answer this large is expected, raise the bound: "
+            "SportsPosts(max_response_bytes=...) or client.with_options(max_response_bytes=...)",
+            limit=self.limit,
+        )
+
+    @property
+    def cut(self) -> bool:
+        """Whether an error body was cut at its bound."""
+        return self._cut
+
+    def body(self) -> bytes:
+        """Every decoded byte read (the inflater was drained after each chunk)."""
+        return b"".join(self._chunks)
+
+
+# ---------------------------------------------------------------------------------------
+# From an answer to a model or a typed error
 
 
 def parse_response(call: APICall[T], response: Response) -> T:
@@ -305,12 +764,6 @@ def retry_wait(state: RetryCallState) -> float:
     return backoff(state.attempt_number)
 
 
-def _log_retry(state: RetryCallState) -> None:
-    exc = state.outcome.exception() if state.outcome is not None else None
-    wait = state.next_action.sleep if state.next_action is not None else 0.0
-    log.info("retrying in %.2fs (attempt %d failed: %s)", wait, state.attempt_number, exc)
-
-
 def retry_policy(max_retries: int) -> Retrying:
     """The one retry policy: tenacity decides whether a failed attempt is retried and how
     long to wait first; ``call_flow`` only asks it, so both clients share it."""
@@ -319,7 +772,6 @@ def retry_policy(max_retries: int) -> Retrying:
         wait=retry_wait,
         retry=retry_if_exception(is_retryable),
         reraise=True,
-        before_sleep=_log_retry,
     )
 
 
@@ -335,51 +787,82 @@ class CallCounter:
             self.value += 1
 
 
-Step = Union[Request, float]
+@dataclass(frozen=True)
+class Send:
+    """Send ``request`` and read its answer through ``reader`` (which holds the bounds)."""
+
+    request: Request
+    reader: BodyReader
+
+
+Step = Union[Send, float]
 """What a call flow asks its driver for: send this request, or sleep this many seconds."""
-Outcome = Union[Response, HTTPError, None]
-"""What the driver answers: the response, the transport error it got instead, or nothing
-(after a sleep)."""
+Outcome = Union[Response, HTTPError, SportsPostsError, None]
+"""What the driver answers: the response (its body read through the reader and closed),
+the transport error or bound crossed instead, or nothing (after a sleep)."""
 
 
 def transport_error(exc: HTTPError, request: Request) -> APIConnectionError:
     """A transport failure as the SDK's typed error (the message names no secret)."""
     where = f"{request.method} {request.url.copy_with(query=None)}"
     if isinstance(exc, TimeoutException):
-        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=request)
-    return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=request)
+        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=kept_request(request))
+    return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=kept_request(request))
 
 
-def call_flow(config: ClientConfig, call: APICall[T], counter: CallCounter) -> Generator[Step, Outcome, T]:
+def _earliest(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def exchange_flow(
+    config: ClientConfig,
+    call: APICall[T],
+    counter: CallCounter,
+    client: Optional[RequestBuilder] = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Generator[Step, Outcome, tuple[T, Response]]:
     """One call from its first attempt to its answer, without I/O.
 
-    It yields each request to send (the driver answers with the response or the transport
-    error) and each wait before a retry (the driver sleeps, then answers ``None``), and
-    returns the parsed model or raises the typed error. A call that succeeds at once never
-    builds the retry machinery: tenacity's state is made at the first failure.
+    It yields each request to send (the driver answers with the response, read through
+    the step's reader, or the error it got instead) and each wait before a retry (the
+    driver sleeps, then answers ``None``), and returns the parsed model with the answer as
+    kept (key redacted), or raises the typed error. Each attempt must finish within the
+    timeout, and the whole call within ``total_timeout``: a wait that would cross it is
+    not slept. A call that succeeds at once never builds the retry machinery.
     """
-    request = build_request(config, call)
+    started = clock()
+    overall = None if config.total_timeout is None else started + config.total_timeout
+    budget = attempt_seconds(call.options.timeout or config.timeout)
     retrying: Optional[Retrying] = None
     state: Optional[RetryCallState] = None
     while True:
-        counter.add()
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("request %s %s headers=%s", request.method, request.url, redacted_headers(request.headers))
-        started = time.perf_counter()
-        outcome = yield request
+        now = clock()
+        deadline = _earliest(None if budget is None else now + budget, overall)
+        request = build_request(config, call, client, remaining=None if deadline is None else deadline - now)
+        reader = BodyReader(config.max_response_bytes, deadline, clock, request)
         try:
+            if deadline is not None and deadline <= now:
+                raise reader.timed_out()
+            counter.add()
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("request %s %s headers=%s", request.method, request.url, redacted_headers(request.headers))
+            outcome = yield Send(request, reader)
+            if isinstance(outcome, SportsPostsError):
+                raise outcome
             if isinstance(outcome, HTTPError):
-                raise transport_error(outcome, request) from outcome
+                raise transport_error(outcome, request) from None
             if outcome is None:  # pragma: no cover - a driver bug, not a server's
                 raise RuntimeError("call_flow: the driver answered a request with nothing")
             if log.isEnabledFor(logging.DEBUG):
-                elapsed = (time.perf_counter() - started) * 1000
                 log.debug(
                     "response %s %s -> %d in %.1f ms",
-                    request.method, request.url.copy_with(query=None), outcome.status_code, elapsed,
+                    request.method, request.url.copy_with(query=None), outcome.status_code,
+                    (clock() - now) * 1000,
                 )
-            return parse_response(call, outcome)
-        except Exception as exc:
+            response = kept_response(outcome, reader.body(), kept_request(request), config.api_key)
+            return parse_response(call, response), response
+        except SportsPostsError as exc:
+            last: SportsPostsError = exc
             if retrying is None or state is None:
                 retrying = retry_policy(config.max_retries)
                 retrying.begin()
@@ -388,8 +871,65 @@ def call_flow(config: ClientConfig, call: APICall[T], counter: CallCounter) -> G
         decision = retrying.iter(state)  # raises the error when it is not to be retried
         if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
             raise RuntimeError(f"unexpected retry decision {decision!r}")
+        wait = float(decision)
+        if overall is not None and clock() + wait >= overall:
+            log.info("not retrying: a wait of %.2fs would pass total_timeout (attempt %d failed: %s)",
+                     wait, state.attempt_number, last)
+            raise last
+        log.info("retrying in %.2fs (attempt %d failed: %s)", wait, state.attempt_number, last)
         state.prepare_for_next_attempt()
-        yield float(decision)
+        yield wait
+
+
+def call_flow(
+    config: ClientConfig,
+    call: APICall[T],
+    counter: CallCounter,
+    client: Optional[RequestBuilder] = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Generator[Step, Outcome, T]:
+    """``exchange_flow`` without the kept answer: the parsed model alone."""
+    parsed, _ = yield from exchange_flow(config, call, counter, client, clock)
+    return parsed
+
+
+class RawResponse(Generic[T]):
+    """An answer as received, from ``client.with_raw_response``: status, headers (the
+    key redacted wherever it was echoed), the request as sent (Authorization redacted),
+    and ``parse`` for what the plain method returns."""
+
+    def __init__(self, response: Response, parsed: T) -> None:
+        self.http_response = response
+        self._parsed = parsed
+
+    @property
+    def status_code(self) -> int:
+        return self.http_response.status_code
+
+    @property
+    def headers(self) -> Headers:
+        """Every response header: rate-limit and usage headers included."""
+        return self.http_response.headers
+
+    @property
+    def http_request(self) -> Request:
+        return self.http_response.request
+
+    @property
+    def url(self) -> URL:
+        return self.http_response.request.url
+
+    @property
+    def content(self) -> bytes:
+        """The decoded body."""
+        return self.http_response.content
+
+    def parse(self) -> T:
+        """What the method returns without ``with_raw_response`` (a page, a model)."""
+        return self._parsed
+
+    def __repr__(self) -> str:
+        return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
 
 
 class Done(Generic[T]):
@@ -415,17 +955,27 @@ def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
         return Done(stop.value)
 
 
+def _same(value: T) -> T:
+    return value
+
+
 class SyncRequester(Protocol):
     """What pages, resources and pollers need of a sync client: to make a call."""
 
     def _request(self, call: APICall[T]) -> T: ...
 
-    def with_options(self, *, max_retries: Optional[int] = None) -> SyncRequester: ...
+    def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
+
+    def with_options(self, *, max_retries: int = ...) -> SyncRequester: ...
 
 
 class AsyncRequester(Protocol):
     """The async twin: making a call is awaited."""
 
+    _raw: bool
+
     async def _request(self, call: APICall[T]) -> T: ...
 
-    def with_options(self, *, max_retries: Optional[int] = None) -> AsyncRequester: ...
+    async def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
+
+    def with_options(self, *, max_retries: int = ...) -> AsyncRequester: ...

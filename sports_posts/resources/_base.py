@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 C = TypeVar("C")
+T = TypeVar("T")
 
 
 class Resource(Generic[C]):
@@ -13,3 +14,8 @@ class Resource(Generic[C]):
 
     def __init__(self, client: C) -> None:
         self._client = client
+
+
+def same(value: T) -> T:
+    """A method whose result is the parsed model itself (not a page built from it)."""
+    return value

@@ -15,17 +15,25 @@ from typing_extensions import Unpack
 
 from .. import _endpoints
 from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
-from .._transport import AsyncRequester, SyncRequester
+from .._transport import AsyncRequester, RequestOptions, SyncRequester
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
 from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Poller
 from ._base import Resource
 
-__all__ = ["AsyncPosts", "PostModes", "Posts"]
+__all__ = ["AsyncPosts", "PostFiltersOptions", "PostModes", "Posts", "PostsListOptions"]
 
 C = TypeVar("C", SyncRequester, AsyncRequester)
 PageT = TypeVar("PageT", SyncPage[Post], AsyncPage[Post])
 PollerT = TypeVar("PollerT", Poller, AsyncPoller)
+
+
+class PostsListOptions(PostsListParams, RequestOptions, total=False):
+    """Every query parameter of GET /posts, and the options of one call."""
+
+
+class PostFiltersOptions(PostFilters, RequestOptions, total=False):
+    """The narrowing parameters of GET /posts, and the options of one call."""
 
 
 class PostModes(Resource[C], Generic[C, PageT, PollerT]):
@@ -33,38 +41,39 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
 
     _poller: Callable[..., PollerT]
 
-    def list(self, **params: Unpack[PostsListParams]) -> PageT:
+    def list(self, **params: Unpack[PostsListOptions]) -> PageT:
         """Posts matching ``params``; iterate to page on.
 
-        Takes every query parameter of GET /posts as a keyword: see
+        Takes every query parameter of GET /posts as a keyword, plus the per-call options
+        ``extra_headers``, ``extra_query`` and ``timeout``: see
         [Parameters of `posts.list`][posts-list-parameters]."""
         raise NotImplementedError
 
-    def trending(self, **filters: Unpack[PostFilters]) -> PageT:
+    def trending(self, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """Trending posts (``sort=trending`` unless another sort is given)."""
         filters.setdefault("sort", "trending")
         return self.list(**filters)
 
-    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFilters]) -> PageT:
+    def by_league(self, leagues: CSV, /, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """League mode: posts of one or more league codes (or ``"ALL"``)."""
         filters["leagues"] = leagues
         return self.list(**filters)
 
-    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFilters]) -> PageT:
+    def by_sport(self, sports: CSV, /, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """Posts across every league of the given parent sports (``soccer`` = ``football``)."""
         filters["sports"] = sports
         return self.list(**filters)
 
-    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> PageT:
+    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """Team mode: up to 10 team ids in the ``id_type`` id system."""
         return self.list(teams=teams, id_type=id_type, **filters)
 
-    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFilters]) -> PageT:
+    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """Player mode: up to 100 player ids in the ``id_type`` id system."""
         return self.list(players=players, id_type=id_type, **filters)
 
     def nearby(
-        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFilters]
+        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFiltersOptions]
     ) -> PageT:
         """Nearby mode: posts geotagged within ``radius_km`` of a point."""
         return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
@@ -75,7 +84,7 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         start_time: DateTimeLike,
         *,
         include_pregame: Optional[bool] = None,
-        **filters: Unpack[PostFilters],
+        **filters: Unpack[PostFiltersOptions],
     ) -> PageT:
         """Game mode: posts of one game, given its two team ids and its start time."""
         return self.list(match=match, start_time=start_time, include_pregame=include_pregame, **filters)
@@ -108,12 +117,14 @@ class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
 
     _poller = Poller
 
-    def list(self, **params: Unpack[PostsListParams]) -> SyncPage[Post]:
+    def list(self, **params: Unpack[PostsListOptions]) -> SyncPage[Post]:
         """Posts matching ``params``; iterate to page on.
 
-        Takes every query parameter of GET /posts as a keyword: see
+        Takes every query parameter of GET /posts as a keyword, plus the per-call options
+        ``extra_headers``, ``extra_query`` and ``timeout``: see
         [Parameters of `posts.list`][posts-list-parameters]."""
-        return SyncPage.first(self._client._request, _endpoints.posts_list(params))
+        call = _endpoints.posts_list(params)
+        return self._client._result(call, lambda first: SyncPage(self._client._request, call, first))
 
 
 class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
@@ -121,9 +132,15 @@ class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
 
     _poller = AsyncPoller
 
-    def list(self, **params: Unpack[PostsListParams]) -> AsyncPage[Post]:
+    def list(self, **params: Unpack[PostsListOptions]) -> AsyncPage[Post]:
         """Posts matching ``params``; ``await`` for one page or ``async for`` every post.
 
         Takes the same keywords as the sync ``list``: see
         [Parameters of `posts.list`][posts-list-parameters]."""
-        return AsyncPage(self._client._request, _endpoints.posts_list(params))
+        call = _endpoints.posts_list(params)
+        if self._client._raw:  # the first page is fetched now, for its raw answer
+            raw: AsyncPage[Post] = self._client._result(  # type: ignore[assignment]
+                call, lambda first: AsyncPage(self._client._request, call, first)
+            )
+            return raw
+        return AsyncPage(self._client._request, call)

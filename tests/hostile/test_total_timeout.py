@@ -1,0 +1,47 @@
+"""``timeout`` bounds a whole attempt (connect, headers, body), not each read: a server
+that trickles its answer ends in APITimeoutError soon after the timeout.
+
+These tests wait for real (the server's trickle is the attack); each asserts an upper
+bound with a wide margin, never a speed."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import sports_posts as sp
+
+from .conftest import call
+from .server import Connection, ScriptedServer, head
+
+MARGIN = 4.0  # seconds: generous, on a loaded two-core machine
+HEAD = head(headers={"Content-Type": "application/json", "Content-Length": "1000"})
+
+
+def _elapsed_until_timeout(kind: str, script: object, timeout: float) -> float:
+    with ScriptedServer(script) as server:  # type: ignore[arg-type]
+        started = time.monotonic()
+        with pytest.raises(sp.APITimeoutError) as info:
+            call(kind, server.base_url, lambda c: c.account.information(), timeout=timeout)
+        elapsed = time.monotonic() - started
+    assert "timed out" in str(info.value)
+    return elapsed
+
+
+@pytest.mark.parametrize("interval", [1.0, 0.2], ids=["slower-than-timeout", "faster-than-timeout"])
+def test_headers_trickled_a_byte_at_a_time_end_within_the_timeout(kind: str, interval: float) -> None:
+    def script(conn: Connection) -> None:
+        conn.trickle(HEAD, interval)
+
+    # 0.2 s a byte never trips a single read's timeout: only the whole-attempt deadline does
+    assert _elapsed_until_timeout(kind, script, timeout=1.0) < 1.0 + MARGIN
+
+
+@pytest.mark.parametrize("interval", [1.0, 0.2], ids=["slower-than-timeout", "faster-than-timeout"])
+def test_a_body_trickled_a_byte_at_a_time_ends_within_the_timeout(kind: str, interval: float) -> None:
+    def script(conn: Connection) -> None:
+        conn.send(HEAD)
+        conn.trickle(b"{" + b" " * 998 + b"}", interval)
+
+    assert _elapsed_until_timeout(kind, script, timeout=1.0) < 1.0 + MARGIN
