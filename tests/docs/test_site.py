@@ -116,7 +116,7 @@ def test_no_private_name_reaches_the_reference(site: Site) -> None:
 
 def test_signatures_carry_their_types(site: Site) -> None:
     text = site["reference/clients/"].article.text
-    assert "list(**params: Unpack[PostsListParams]) -> SyncPage[Post]" in text
+    assert "list(**params: Unpack[PostsListOptions]) -> SyncPage[Post]" in text
     assert "max_retries: int = 2" in text
     models = site["reference/models/"].article.text
     assert "created_at: UTCDateTime" in models or "created_at: datetime" in models
