@@ -18,7 +18,7 @@ from typing import Generic, Optional, TypeVar, Union
 from typing_extensions import Self
 
 from ._errors import ParameterError
-from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
+from ._http import AsyncClient, Client, Request, Response, Timeout, default_stack, stack_of
 from ._transport import (
     _UNSET,
     APICall,
@@ -74,7 +74,8 @@ class _ClientBase(Generic[H]):
     _http: H
     _owns_http: bool
 
-    _http_type: type[H]
+    _http_kind: str
+    """The name of the stack's client class this client sends through."""
 
     def __init__(
         self,
@@ -86,6 +87,7 @@ class _ClientBase(Generic[H]):
         http_client: Optional[H] = None,
         default_headers: Optional[Mapping[str, str]] = None,
     ) -> None:
+        stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
             api_key=api_key,
             base_url=base_url,
@@ -93,11 +95,14 @@ class _ClientBase(Generic[H]):
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
+            stack=stack,
         )
-        http_type = self._http_type
+        http_type: type[H] = getattr(stack, self._http_kind)
         if http_client is not None and not isinstance(http_client, http_type):
             raise ParameterError(
-                f"http_client must be an {http_type.__module__}.{http_type.__name__}", parameter="http_client"
+                f"http_client must be an {stack.name}.{self._http_kind} (httpx or httpx2), "
+                f"got {type(http_client).__qualname__}",
+                parameter="http_client",
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
@@ -160,7 +165,7 @@ class SportsPosts(_ClientBase[Client]):
     posts: Posts
     account: Account
     ids: Ids
-    _http_type = Client
+    _http_kind = "Client"
 
     def _bind(self) -> None:
         self.posts = Posts(self)
@@ -180,10 +185,10 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, request: Request) -> Union[Response, HTTPError]:
+    def _send(self, request: Request) -> Union[Response, Exception]:
         try:
             return self._http.send(request)
-        except HTTPError as exc:
+        except self._config.stack.HTTPError as exc:
             return exc
 
     def _request(self, call: APICall[T]) -> T:
@@ -209,7 +214,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     posts: AsyncPosts
     account: AsyncAccount
     ids: AsyncIds
-    _http_type = AsyncClient
+    _http_kind = "AsyncClient"
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)
@@ -229,10 +234,10 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: Request) -> Union[Response, HTTPError]:
+    async def _send(self, request: Request) -> Union[Response, Exception]:
         try:
             return await self._http.send(request)
-        except HTTPError as exc:
+        except self._config.stack.HTTPError as exc:
             return exc
 
     async def _request(self, call: APICall[T]) -> T:

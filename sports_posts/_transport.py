@@ -30,16 +30,7 @@ from ._errors import (
     SportsPostsError,
     status_error_from_response,
 )
-from ._http import (
-    URL,
-    HTTPError,
-    InvalidURL,
-    Request,
-    Response,
-    Timeout,
-    TimeoutException,
-    stack_version,
-)
+from ._http import URL, InvalidURL, Request, Response, Stack, Timeout, default_stack, is_timeout
 from ._version import __version__
 
 __all__ = [
@@ -81,6 +72,8 @@ class ClientConfig:
     timeout: Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     max_retries: int = 2
     default_headers: Mapping[str, str] = field(default_factory=dict)
+    stack: Stack = field(default_factory=default_stack, repr=False, compare=False)
+    """The HTTP library the client runs on (its requests and exceptions are that library's)."""
 
     @classmethod
     def resolve(
@@ -92,6 +85,7 @@ class ClientConfig:
         timeout: Union[float, Timeout, None],
         max_retries: int,
         default_headers: Optional[Mapping[str, str]],
+        stack: Optional[Stack] = None,
     ) -> ClientConfig:
         """Apply the environment defaults of API.md and check every setting."""
         key = api_key if api_key is not None else os.environ.get("SPORTS_POSTS_API_KEY")
@@ -132,6 +126,7 @@ class ClientConfig:
             timeout=to_timeout(timeout),
             max_retries=max_retries,
             default_headers=dict(default_headers or {}),
+            stack=stack if stack is not None else default_stack(),
         )
 
     def with_options(
@@ -151,7 +146,7 @@ class ClientConfig:
         """Headers of every request: the caller's defaults, then ours (ours win)."""
         token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
         headers = dict(self.default_headers)
-        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} {stack_version()}")
+        headers.setdefault("User-Agent", f"sports-posts-python/{__version__} {self.stack.name}/{self.stack.version}")
         headers["Accept"] = "application/json"
         headers["Authorization"] = token
         return headers
@@ -162,12 +157,12 @@ _UNSET: Any = object()
 
 def to_timeout(timeout: Union[float, Timeout, None]) -> Timeout:
     """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
-    if isinstance(timeout, Timeout):
-        return timeout
+    if is_timeout(timeout):
+        return timeout  # type: ignore[return-value]  # either stack's Timeout
     if timeout is None:
         raise ParameterError(
             "timeout=None would wait forever; pass seconds (e.g. 30.0), or "
-            "Timeout(None) if you really mean no timeout",
+            "httpx.Timeout(None) if you really mean no timeout",
             parameter="timeout",
         )
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
@@ -190,7 +185,7 @@ class APICall(Generic[T]):
 
 def build_request(config: ClientConfig, call: APICall[Any]) -> Request:
     """The HTTP request of a call, with auth, User-Agent and the per-request timeout."""
-    return Request(
+    return config.stack.Request(
         call.method,
         config.base_url + call.path,
         params=dict(call.params),
@@ -337,15 +332,15 @@ class CallCounter:
 
 Step = Union[Request, float]
 """What a call flow asks its driver for: send this request, or sleep this many seconds."""
-Outcome = Union[Response, HTTPError, None]
-"""What the driver answers: the response, the transport error it got instead, or nothing
-(after a sleep)."""
+Outcome = Union[Response, Exception, None]
+"""What the driver answers: the response, the transport error of its HTTP library it got
+instead, or nothing (after a sleep)."""
 
 
-def transport_error(exc: HTTPError, request: Request) -> APIConnectionError:
+def transport_error(exc: Exception, request: Request, stack: Stack) -> APIConnectionError:
     """A transport failure as the SDK's typed error (the message names no secret)."""
     where = f"{request.method} {request.url.copy_with(query=None)}"
-    if isinstance(exc, TimeoutException):
+    if isinstance(exc, stack.TimeoutException):
         return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=request)
     return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=request)
 
@@ -368,8 +363,8 @@ def call_flow(config: ClientConfig, call: APICall[T], counter: CallCounter) -> G
         started = time.perf_counter()
         outcome = yield request
         try:
-            if isinstance(outcome, HTTPError):
-                raise transport_error(outcome, request) from outcome
+            if isinstance(outcome, Exception):
+                raise transport_error(outcome, request, config.stack) from outcome
             if outcome is None:  # pragma: no cover - a driver bug, not a server's
                 raise RuntimeError("call_flow: the driver answered a request with nothing")
             if log.isEnabledFor(logging.DEBUG):
