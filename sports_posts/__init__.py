@@ -31,11 +31,11 @@ from ._errors import (
     SportsPostsError,
     WebhookPayloadError,
 )
-from ._transport import RawResponse, RequestOptions
 from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client import AsyncSportsPosts, SportsPosts
+    from ._transport import RawResponse, RequestOptions
     from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
     from .models.ids import IdItem, IdList, Team, TeamList
     from .models.post import (
@@ -61,6 +61,8 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "RawResponse": "._transport",
+    "RequestOptions": "._transport",
     "AccountInformation": ".models.account",
     "AsyncPage": ".pagination",
     "AsyncPoller": ".polling",

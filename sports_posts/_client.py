@@ -19,7 +19,16 @@ import anyio
 from typing_extensions import Self
 
 from ._errors import ParameterError, SportsPostsError
-from ._http import AsyncClient, Client, HTTPError, Response, Timeout, deadline, deadline_client
+from ._http import (
+    AsyncClient,
+    Client,
+    Response,
+    Timeout,
+    deadline,
+    deadline_client,
+    default_stack,
+    stack_of,
+)
 from ._transport import (
     _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -87,7 +96,8 @@ class _ClientBase(Generic[H]):
     _owns_http: bool
     _raw: bool = False
 
-    _http_type: type[H]
+    _http_kind: str
+    """The name of the stack's client class this client sends through."""
 
     def __init__(
         self,
@@ -103,6 +113,7 @@ class _ClientBase(Generic[H]):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure_http: bool = False,
     ) -> None:
+        stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
             api_key=api_key,
             base_url=base_url,
@@ -113,11 +124,14 @@ class _ClientBase(Generic[H]):
             total_timeout=total_timeout,
             max_response_bytes=max_response_bytes,
             allow_insecure_http=allow_insecure_http,
+            stack=stack,
         )
-        http_type = self._http_type
+        http_type: type[H] = getattr(stack, self._http_kind)
         if http_client is not None and not isinstance(http_client, http_type):
             raise ParameterError(
-                f"http_client must be an {http_type.__module__}.{http_type.__name__}", parameter="http_client"
+                f"http_client must be an {stack.name}.{self._http_kind} (httpx or httpx2), "
+                f"got {type(http_client).__qualname__}",
+                parameter="http_client",
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
@@ -224,10 +238,10 @@ class SportsPosts(_ClientBase[Client]):
     """Account information and the compliance list."""
     ids: Ids
     """Id lookups of GET /ids."""
-    _http_type = Client
+    _http_kind = "Client"
 
     def _own_pool(self) -> Client:
-        return deadline_client()
+        return deadline_client(self._config.stack)
 
     def _bind(self) -> None:
         self.posts = Posts(self)
@@ -261,7 +275,7 @@ class SportsPosts(_ClientBase[Client]):
                 finally:
                     response.close()
             return response
-        except (HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
@@ -298,10 +312,10 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     """Account information and the compliance list."""
     ids: AsyncIds
     """Id lookups of GET /ids."""
-    _http_type = AsyncClient
+    _http_kind = "AsyncClient"
 
     def _own_pool(self) -> AsyncClient:
-        return AsyncClient(follow_redirects=False)
+        return self._config.stack.AsyncClient(follow_redirects=False)
 
     def _bind(self) -> None:
         self.posts = AsyncPosts(self)
@@ -337,7 +351,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                 return response
         except TimeoutError:
             return send.reader.timed_out()
-        except (HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Response]:

@@ -222,11 +222,9 @@ def status_error_from_response(
 
 
 def _safe_text(response: Response) -> str:
-    from . import _http
-
     try:
         return response.text
-    except (UnicodeDecodeError, LookupError, _http.ResponseNotRead):
+    except Exception:  # a bad charset, or either stack's ResponseNotRead
         return response.content.decode("utf-8", "replace") if response.is_closed else ""
 
 

@@ -1,17 +1,27 @@
 """The HTTP stack: every type the SDK takes from its HTTP library, named once.
 
-The rest of the package imports clients, requests, responses, timeouts and transport
-exceptions from here and never names the library itself, so the library the SDK runs
-on is decided in this one module.
+The SDK runs on httpx or on its maintained fork httpx2 (the same API under the module name
+``httpx2``). The rest of the package names neither library: it imports the types below for
+annotations (httpx's, which httpx2 mirrors), and takes the classes a client really uses
+from that client's :class:`Stack`.
+
+Which stack: the one of an injected ``http_client``; otherwise the one named by
+``SPORTS_POSTS_HTTP_STACK`` (``httpx`` or ``httpx2``); otherwise httpx2 when it is
+installed, else httpx.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
+import importlib
+import os
 import ssl
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable, Optional
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable, Optional, cast
 
 import httpcore
 import httpx
@@ -25,13 +35,21 @@ from httpx import (
     ReadTimeout,
     Request,
     Response,
-    ResponseNotRead,
     Timeout,
     TimeoutException,
 )
 
+from ._errors import ParameterError, SportsPostsError
+
 __all__ = [
+    "ENV_VAR",
     "LIBRARY_USER_AGENT",
+    "STACKS",
+    "Stack",
+    "default_stack",
+    "is_timeout",
+    "load_stack",
+    "stack_of",
     "URL",
     "AsyncClient",
     "Client",
@@ -41,7 +59,7 @@ __all__ = [
     "ReadTimeout",
     "Request",
     "Response",
-    "ResponseNotRead",
+    "Stack",
     "Timeout",
     "TimeoutException",
     "deadline",
@@ -54,8 +72,95 @@ LIBRARY_USER_AGENT = f"python-httpx/{httpx.__version__}"
 
 
 def stack_version() -> str:
-    """``name/version`` of the HTTP library, for the User-Agent."""
+    """``name/version`` of httpx, for the User-Agent."""
     return f"httpx/{httpx.__version__}"
+
+
+STACKS = ("httpx", "httpx2")
+"""The HTTP libraries the SDK runs on, by module name."""
+ENV_VAR = "SPORTS_POSTS_HTTP_STACK"
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One HTTP library's classes, as the SDK uses them (``core``: its httpcore)."""
+
+    name: str
+    version: str
+    module: ModuleType
+    core: ModuleType
+    Client: type[Client]
+    AsyncClient: type[AsyncClient]
+    HTTPError: type[HTTPError]
+    TimeoutException: type[TimeoutException]
+
+    @property
+    def user_agent(self) -> str:
+        """``name/version``, for the SDK's User-Agent."""
+        return f"{self.name}/{self.version}"
+
+    @property
+    def library_user_agent(self) -> str:
+        """The User-Agent the library's clients carry unless their owner set another."""
+        return f"python-{self.name}/{self.version}"
+
+    def __repr__(self) -> str:
+        return f"Stack({self.name} {self.version})"
+
+
+@functools.cache
+def load_stack(name: str) -> Stack:
+    """The stack of the library ``name`` (``"httpx"`` or ``"httpx2"``)."""
+
+    if name not in STACKS:
+        raise ParameterError(f"{ENV_VAR} must be one of {', '.join(STACKS)}, got {name!r}", parameter=ENV_VAR)
+    try:
+        module: Any = importlib.import_module(name)
+        core = importlib.import_module("httpcore" if name == "httpx" else "httpcore2")
+    except ImportError:
+        extra = " (pip install 'sports-posts[httpx2]')" if name == "httpx2" else ""
+        raise SportsPostsError(f"the HTTP library {name} is not installed{extra}") from None
+    return Stack(
+        name=name,
+        version=str(module.__version__),
+        module=module,
+        core=core,
+        Client=cast("type[Client]", module.Client),
+        AsyncClient=cast("type[AsyncClient]", module.AsyncClient),
+        HTTPError=cast("type[HTTPError]", module.HTTPError),
+        TimeoutException=cast("type[TimeoutException]", module.TimeoutException),
+    )
+
+
+def default_stack() -> Stack:
+    """The stack of a client made without ``http_client``: the environment's choice, else
+    httpx2 when it is installed (the maintained fork), else httpx."""
+
+    chosen = os.environ.get(ENV_VAR, "").strip().lower()
+    if chosen:
+        return load_stack(chosen)
+    try:
+        return load_stack("httpx2")
+    except SportsPostsError:
+        return load_stack("httpx")
+
+
+def stack_of(http_client: object) -> Stack:
+    """The stack an injected client belongs to; a client of neither library is refused."""
+
+    root = type(http_client).__module__.split(".")[0]
+    if root not in STACKS:
+        raise ParameterError(
+            f"http_client must be an httpx or httpx2 client, got {type(http_client).__qualname__}",
+            parameter="http_client",
+        )
+    return load_stack(root)
+
+
+def is_timeout(value: object) -> bool:
+    """Whether ``value`` is a ``Timeout`` of either stack (a caller may mix them)."""
+    kind = type(value)
+    return kind.__name__ == "Timeout" and kind.__module__.split(".")[0] in STACKS
 
 
 # A deadline for a whole synchronous request. httpcore gives each socket read its own
@@ -91,16 +196,20 @@ def _left(timeout: Optional[float], error: type[Exception]) -> Optional[float]:
 
 
 class _DeadlineStream(httpcore.NetworkStream):
-    """A socket stream whose every step ends by the current request's deadline."""
+    """A socket stream whose every step ends by the current request's deadline.
 
-    def __init__(self, stream: httpcore.NetworkStream) -> None:
+    ``core`` is the stack's httpcore (httpcore or httpcore2): its timeouts are raised, so
+    the stack's own client maps them to its timeout errors."""
+
+    def __init__(self, stream: httpcore.NetworkStream, core: ModuleType) -> None:
         self._stream = stream
+        self._core = core
 
     def read(self, max_bytes: int, timeout: Optional[float] = None) -> bytes:
-        return self._stream.read(max_bytes, _left(timeout, httpcore.ReadTimeout))
+        return self._stream.read(max_bytes, _left(timeout, self._core.ReadTimeout))
 
     def write(self, buffer: bytes, timeout: Optional[float] = None) -> None:
-        self._stream.write(buffer, _left(timeout, httpcore.WriteTimeout))
+        self._stream.write(buffer, _left(timeout, self._core.WriteTimeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -109,7 +218,8 @@ class _DeadlineStream(httpcore.NetworkStream):
         self, ssl_context: ssl.SSLContext, server_hostname: Optional[str] = None, timeout: Optional[float] = None
     ) -> httpcore.NetworkStream:
         return _DeadlineStream(
-            self._stream.start_tls(ssl_context, server_hostname, _left(timeout, httpcore.ConnectTimeout))
+            self._stream.start_tls(ssl_context, server_hostname, _left(timeout, self._core.ConnectTimeout)),
+            self._core,
         )
 
     def get_extra_info(self, info: str) -> Any:
@@ -119,8 +229,9 @@ class _DeadlineStream(httpcore.NetworkStream):
 class _DeadlineBackend(httpcore.NetworkBackend):
     """httpcore's backend with ``_DeadlineStream`` streams."""
 
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+    def __init__(self, backend: httpcore.NetworkBackend, core: ModuleType) -> None:
         self._backend = backend
+        self._core = core
 
     def connect_tcp(
         self,
@@ -131,27 +242,27 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         socket_options: Optional[Iterable[Any]] = None,
     ) -> httpcore.NetworkStream:
         stream = self._backend.connect_tcp(
-            host, port, _left(timeout, httpcore.ConnectTimeout), local_address, socket_options
+            host, port, _left(timeout, self._core.ConnectTimeout), local_address, socket_options
         )
-        return _DeadlineStream(stream)
+        return _DeadlineStream(stream, self._core)
 
     def connect_unix_socket(
         self, path: str, timeout: Optional[float] = None, socket_options: Optional[Iterable[Any]] = None
     ) -> httpcore.NetworkStream:
-        stream = self._backend.connect_unix_socket(path, _left(timeout, httpcore.ConnectTimeout), socket_options)
-        return _DeadlineStream(stream)
+        stream = self._backend.connect_unix_socket(path, _left(timeout, self._core.ConnectTimeout), socket_options)
+        return _DeadlineStream(stream, self._core)
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
 
 
-def deadline_client() -> Client:
+def deadline_client(stack: Stack) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``. httpx does not take
     a network backend, so the one of its transport's pool is wrapped in place; an httpx
     without that attribute gets a plain pool (each read still has its own timeout)."""
-    transport = httpx.HTTPTransport()
+    transport = stack.module.HTTPTransport()
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
-    if isinstance(backend, httpcore.NetworkBackend):
-        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
-    return Client(transport=transport, follow_redirects=False)
+    if isinstance(backend, stack.core.NetworkBackend):
+        pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
+    return stack.Client(transport=transport, follow_redirects=False)

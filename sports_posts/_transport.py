@@ -38,16 +38,15 @@ from ._errors import (
     status_error_from_response,
 )
 from ._http import (
-    LIBRARY_USER_AGENT,
     URL,
     Headers,
-    HTTPError,
     InvalidURL,
     Request,
     Response,
+    Stack,
     Timeout,
-    TimeoutException,
-    stack_version,
+    default_stack,
+    is_timeout,
 )
 from ._version import __version__
 
@@ -191,11 +190,11 @@ def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
 
 def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
     """A finite timeout: ``None`` would wait forever, so it is refused with a hint."""
-    if isinstance(timeout, Timeout):
-        for phase, value in timeout.as_dict().items():
+    if is_timeout(timeout):  # either stack's Timeout
+        for phase, value in timeout.as_dict().items():  # type: ignore[attr-defined]
             if value is not None:
                 _seconds(value, name, f"{name}.{phase}")
-        return timeout
+        return timeout  # type: ignore[return-value]
     if timeout is None:
         raise ParameterError(
             f"{name}=None would wait forever; pass seconds (e.g. 30.0), or "
@@ -312,6 +311,8 @@ class ClientConfig:
     default_headers: Mapping[str, str] = field(default_factory=dict)
     total_timeout: Optional[float] = DEFAULT_TOTAL_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    stack: Stack = field(default_factory=default_stack, repr=False, compare=False)
+    """The HTTP library the client runs on (its requests and exceptions are that library's)."""
 
     @classmethod
     def resolve(
@@ -326,6 +327,7 @@ class ClientConfig:
         total_timeout: object = DEFAULT_TOTAL_TIMEOUT,
         max_response_bytes: object = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure_http: object = False,
+        stack: Optional[Stack] = None,
     ) -> ClientConfig:
         """Apply the environment defaults of API.md and check every setting."""
         key = check_api_key(
@@ -348,6 +350,7 @@ class ClientConfig:
             default_headers=check_headers(default_headers, "default_headers"),
             total_timeout=check_total_timeout(total_timeout),
             max_response_bytes=check_max_response_bytes(max_response_bytes),
+            stack=stack if stack is not None else default_stack(),
         )
 
     def with_options(
@@ -375,9 +378,10 @@ class ClientConfig:
         SDK's User-Agent gives way to one the caller set here or on their httpx client."""
         token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
         headers = Headers(self.default_headers)
-        own_agent = client_headers is not None and client_headers.get("user-agent", LIBRARY_USER_AGENT) != LIBRARY_USER_AGENT
+        library_agent = self.stack.library_user_agent
+        own_agent = client_headers is not None and client_headers.get("user-agent", library_agent) != library_agent
         if "user-agent" not in headers and not own_agent:
-            headers["User-Agent"] = f"sports-posts-python/{__version__} {stack_version()}"
+            headers["User-Agent"] = f"sports-posts-python/{__version__} {self.stack.user_agent}"
         headers["Accept"] = "application/json"
         headers["Accept-Encoding"] = ACCEPT_ENCODING
         headers["Authorization"] = token
@@ -497,8 +501,9 @@ def _redact(text: str, secret: str) -> str:
 
 
 def kept_request(request: Request) -> Request:
-    """The request as errors and raw responses keep it: Authorization redacted."""
-    return Request(request.method, request.url, headers=redacted_headers(request.headers))
+    """The request as errors and raw responses keep it: Authorization redacted (an httpx
+    request whichever stack sent it, so what an error holds has one type)."""
+    return Request(request.method, str(request.url), headers=redacted_headers(request.headers))
 
 
 def kept_response(response: Response, body: bytes, request: Request, secret: str) -> Response:
@@ -797,15 +802,16 @@ class Send:
 
 Step = Union[Send, float]
 """What a call flow asks its driver for: send this request, or sleep this many seconds."""
-Outcome = Union[Response, HTTPError, SportsPostsError, None]
+Outcome = Union[Response, Exception, None]
 """What the driver answers: the response (its body read through the reader and closed),
-the transport error or bound crossed instead, or nothing (after a sleep)."""
+the transport error of its HTTP library or the bound crossed instead, or nothing (after a
+sleep)."""
 
 
-def transport_error(exc: HTTPError, request: Request) -> APIConnectionError:
+def transport_error(exc: Exception, request: Request, stack: Stack) -> APIConnectionError:
     """A transport failure as the SDK's typed error (the message names no secret)."""
     where = f"{request.method} {request.url.copy_with(query=None)}"
-    if isinstance(exc, TimeoutException):
+    if isinstance(exc, stack.TimeoutException):
         return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=kept_request(request))
     return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=kept_request(request))
 
@@ -849,8 +855,8 @@ def exchange_flow(
             outcome = yield Send(request, reader)
             if isinstance(outcome, SportsPostsError):
                 raise outcome
-            if isinstance(outcome, HTTPError):
-                raise transport_error(outcome, request) from None
+            if isinstance(outcome, Exception):
+                raise transport_error(outcome, request, config.stack) from None
             if outcome is None:  # pragma: no cover - a driver bug, not a server's
                 raise RuntimeError("call_flow: the driver answered a request with nothing")
             if log.isEnabledFor(logging.DEBUG):

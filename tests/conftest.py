@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
+
+# respx mocks httpx only: clients made without an explicit stack run on httpx in this suite;
+# the tests that run on both stacks (tests/stacks.py) choose theirs.
+os.environ.setdefault("SPORTS_POSTS_HTTP_STACK", "httpx")
 
 
 @pytest.fixture

@@ -27,7 +27,8 @@ print("\\n".join(failures))
 
 
 def _graph() -> grimp.ImportGraph:
-    return grimp.build_graph("sports_posts", include_external_packages=False)
+    # An import made only for type checkers never runs, so it cannot make a cycle.
+    return grimp.build_graph("sports_posts", include_external_packages=False, exclude_type_checking_imports=True)
 
 
 def test_no_module_imports_a_module_that_imports_it_back() -> None:

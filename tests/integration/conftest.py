@@ -8,6 +8,7 @@ import pytest
 
 from sports_posts.sandbox import Sandbox
 from tests.runner import Runner
+from tests.stacks import STACKS
 
 
 @pytest.fixture(scope="module")
@@ -16,6 +17,7 @@ def sandbox() -> Iterator[Sandbox]:
         yield sb
 
 
-@pytest.fixture(params=["sync", "async"])
+@pytest.fixture(params=[(kind, stack) for stack in STACKS for kind in ("sync", "async")], ids="-".join)
 def runner(request: pytest.FixtureRequest, sandbox: Sandbox) -> Runner:
-    return Runner(request.param, api_key=sandbox.api_key, base_url=sandbox.base_url)
+    kind, stack = request.param
+    return Runner(kind, stack=stack, api_key=sandbox.api_key, base_url=sandbox.base_url)

@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from typing import Any, Optional, Union
 
-import httpx
 import pytest
 
 from sports_posts import AsyncPoller, AsyncSportsPosts, Poller, Post, SportsPosts
+from tests.stacks import STACKS, mock_client
 
 from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
@@ -56,17 +56,23 @@ def service(clock: FakeClock) -> FakePostsService:
     return FakePostsService(clock)
 
 
+@pytest.fixture(params=STACKS)
+def stack(request: pytest.FixtureRequest) -> str:
+    """The HTTP stack the poller's client runs on: every poller test runs on both."""
+    return str(request.param)
+
+
 @pytest.fixture
-def client(service: FakePostsService) -> Iterator[SportsPosts]:
-    http = httpx.Client(transport=httpx.MockTransport(service.handler))
+def client(service: FakePostsService, stack: str) -> Iterator[SportsPosts]:
+    http = mock_client(service.handler, stack)
     with SportsPosts(api_key="sk_test_secret", base_url=BASE_URL, http_client=http) as c:
         yield c
     http.close()
 
 
 @pytest.fixture
-async def aclient(service: FakePostsService) -> AsyncIterator[AsyncSportsPosts]:
-    http = httpx.AsyncClient(transport=httpx.MockTransport(service.handler))
+async def aclient(service: FakePostsService, stack: str) -> AsyncIterator[AsyncSportsPosts]:
+    http = mock_client(service.handler, stack, asynchronous=True)
     async with AsyncSportsPosts(api_key="sk_test_secret", base_url=BASE_URL, http_client=http) as c:
         yield c
     await http.aclose()

@@ -19,6 +19,7 @@ from sports_posts._endpoints import account_information, posts_list
 from sports_posts._transport import parse_response
 from sports_posts.sandbox import ChaosSettings, Sandbox
 from tests.runner import Runner
+from tests.stacks import STACKS
 
 ENDPOINTS: dict[str, Callable[[Any], Any]] = {
     "posts.list": lambda c: c.posts.list(leagues="NBA", limit=5).iter_items(max_items=5),
@@ -46,9 +47,10 @@ def sandbox() -> Iterator[Sandbox]:
         yield sb
 
 
-@pytest.fixture(params=["sync", "async"])
+@pytest.fixture(params=[(kind, stack) for stack in STACKS for kind in ("sync", "async")], ids="-".join)
 def runner(request: pytest.FixtureRequest, sandbox: Sandbox) -> Runner:
-    return Runner(request.param, base_url=sandbox.base_url)
+    kind, stack = request.param
+    return Runner(kind, stack=stack, base_url=sandbox.base_url)
 
 
 @pytest.mark.parametrize("endpoint", sorted(ENDPOINTS))
@@ -78,7 +80,9 @@ def test_a_slow_answer_is_a_typed_timeout(runner: Runner, sandbox: Sandbox) -> N
         runner.run(ENDPOINTS["account.x_ids"], api_key=key, max_retries=1, timeout=0.05)
 
 
-def test_429_without_retry_after_backs_off_exponentially(runner: Runner, retry_sleeps: list[float]) -> None:
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_429_without_retry_after_backs_off_exponentially(kind: str, retry_sleeps: list[float]) -> None:
+    runner = Runner(kind)  # on httpx: respx mocks httpx only
     with respx.mock(base_url="https://api.test/v1") as mock:
         mock.get("/account/x-ids").respond(429, json={"ok": False, "error_code": "RATE_LIMITED"})
         with pytest.raises(sp.RateLimitError) as info:
