@@ -1,8 +1,10 @@
-"""Fixtures shared by the whole suite: the async backend and a real redis-server."""
+"""Fixtures shared by the whole suite: the async backend, a real redis-server and a real PostgreSQL."""
 
 from __future__ import annotations
 
+import glob
 import logging
+import os
 import shutil
 import socket
 import subprocess
@@ -76,6 +78,59 @@ def redis_client(redis_url: str) -> Iterator[object]:
         yield client
     finally:
         client.close()
+
+
+def _postgres_bindir() -> str:
+    """Debian keeps the server binaries out of PATH: ask pg_config, else the newest version dir."""
+    candidates = []
+    pg_config = shutil.which("pg_config")
+    if pg_config is not None:
+        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False)
+        candidates.append(out.stdout.strip())
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[-2]), reverse=True)
+    for bindir in candidates:
+        if bindir and os.access(os.path.join(bindir, "initdb"), os.X_OK):
+            return bindir
+    pytest.fail("PostgreSQL is not installed: run `apt-get install -y postgresql` (.ci/test does)")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A private PostgreSQL server on a free loopback port for the whole session (user ``test``).
+
+    initdb refuses root, so the server runs as the ``postgres`` user of Debian's package in a
+    temp directory it owns; ``fsync=off`` because the tests kill clients, not the machine.
+    """
+    bindir = _postgres_bindir()
+    as_postgres: list[str] = []
+    if os.geteuid() == 0:
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    workdir = tempfile.mkdtemp(prefix="sp-postgres-")
+    if as_postgres:
+        shutil.chown(workdir, "postgres")
+    data, port = os.path.join(workdir, "data"), _free_port()
+    initdb = subprocess.run(
+        [*as_postgres, os.path.join(bindir, "initdb"), "-D", data, "-A", "trust", "-U", "test", "--no-sync"],
+        capture_output=True, text=True, check=False,
+    )
+    if initdb.returncode != 0:
+        shutil.rmtree(workdir, ignore_errors=True)
+        pytest.fail(f"initdb failed: {initdb.stderr[-500:]}")
+    pg_ctl = os.path.join(bindir, "pg_ctl")
+    options = (f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1 -c fsync=off"
+               " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+    try:
+        started = subprocess.run(
+            [*as_postgres, pg_ctl, "-D", data, "-l", os.path.join(workdir, "log"), "-o", options, "-w", "-t", "30", "start"],
+            capture_output=True, text=True, check=False,
+        )
+        if started.returncode != 0:
+            pytest.fail(f"PostgreSQL did not start: {started.stderr[-500:]}")
+        yield f"postgresql://test@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*as_postgres, pg_ctl, "-D", data, "-m", "immediate", "stop"],
+                       capture_output=True, check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
