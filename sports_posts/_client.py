@@ -12,11 +12,13 @@ import logging
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import Generic, Optional, TypeVar, Union
 
 from typing_extensions import Self
 
+from ._budget import CallBudget
 from ._errors import ParameterError
 from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
 from ._transport import (
@@ -85,6 +87,7 @@ class _ClientBase(Generic[H]):
         auth_scheme: AuthScheme = "bearer",
         http_client: Optional[H] = None,
         default_headers: Optional[Mapping[str, str]] = None,
+        budget: Optional[CallBudget] = None,
     ) -> None:
         self._config = ClientConfig.resolve(
             api_key=api_key,
@@ -94,6 +97,8 @@ class _ClientBase(Generic[H]):
             max_retries=max_retries,
             default_headers=default_headers,
         )
+        if budget is not None:
+            self._config = replace(self._config, budget=budget)
         http_type = self._http_type
         if http_client is not None and not isinstance(http_client, http_type):
             raise ParameterError(
@@ -180,7 +185,9 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, request: Request) -> Union[Response, HTTPError]:
+    def _send(self, request: Request, budget: Optional[CallBudget]) -> Union[Response, HTTPError]:
+        if budget is not None:
+            budget.acquire()  # a refusal raises here, before anything is sent
         try:
             return self._http.send(request)
         except HTTPError as exc:
@@ -189,13 +196,14 @@ class SportsPosts(_ClientBase[Client]):
     def _request(self, call: APICall[T]) -> T:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = call_flow(self._config, call, self._calls)
+        budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
                 _sleep(step)
                 step = advance(flow, None)
             else:
-                step = advance(flow, self._send(step))
+                step = advance(flow, self._send(step, budget))
         return step.value
 
 
@@ -229,7 +237,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: Request) -> Union[Response, HTTPError]:
+    async def _send(self, request: Request, budget: Optional[CallBudget]) -> Union[Response, HTTPError]:
+        if budget is not None:
+            await budget.acquire_async()  # a refusal raises here, before anything is sent
         try:
             return await self._http.send(request)
         except HTTPError as exc:
@@ -238,11 +248,12 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     async def _request(self, call: APICall[T]) -> T:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = call_flow(self._config, call, self._calls)
+        budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
                 await _async_sleep(step)
                 step = advance(flow, None)
             else:
-                step = advance(flow, await self._send(step))
+                step = advance(flow, await self._send(step, budget))
         return step.value

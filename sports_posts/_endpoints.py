@@ -21,7 +21,7 @@ def posts_list(params: Mapping[str, Any]) -> APICall[PostsResponse]:
 
 def account_information() -> APICall[AccountInformation]:
     """GET /account/information (free: does not count against the quota)."""
-    return APICall("GET", "/account/information", {}, AccountInformation.model_validate_json)
+    return APICall("GET", "/account/information", {}, AccountInformation.model_validate_json, free=True)
 
 
 def account_x_ids() -> APICall[ComplianceList]:

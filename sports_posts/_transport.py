@@ -16,7 +16,17 @@ import time
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Generic, Literal, Optional, Protocol, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Generic,
+    Literal,
+    Optional,
+    Protocol,
+    TypeVar,
+    Union,
+)
 
 from pydantic import ValidationError
 from tenacity import DoSleep, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
@@ -41,6 +51,9 @@ from ._http import (
     stack_version,
 )
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._budget import CallBudget
 
 __all__ = [
     "APICall",
@@ -81,6 +94,8 @@ class ClientConfig:
     timeout: Timeout = field(default_factory=lambda: DEFAULT_TIMEOUT)
     max_retries: int = 2
     default_headers: Mapping[str, str] = field(default_factory=dict)
+    budget: Optional[CallBudget] = None
+    """Drawn from right before each request is sent (``None``: no budget)."""
 
     @classmethod
     def resolve(
@@ -183,6 +198,8 @@ class APICall(Generic[T]):
     path: str
     params: Mapping[str, str]
     parse: Callable[[bytes], T]
+    free: bool = False
+    """Not counted against the quota (GET /account/information): no draw from a budget."""
 
     def with_params(self, **changes: str) -> APICall[T]:
         return replace(self, params={**self.params, **changes})
