@@ -9,7 +9,6 @@ minute and one month. The month is the calendar month in UTC, the sandbox's bill
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable
@@ -199,7 +198,7 @@ class CallBudget:
         self.key = key
         self.max_wait = float(max_wait)
         self._sleep = sleep or time.sleep
-        self._async_sleep = async_sleep or asyncio.sleep
+        self._async_sleep = async_sleep
         self._runner = runner_for(store, what="CallBudget", schema=_PG_SCHEMA)
 
     def __repr__(self) -> str:
@@ -261,7 +260,12 @@ class CallBudget:
             if waited + seconds > self.max_wait:
                 raise draw.refusal(self.per_minute, self.per_month)
             waited += seconds
-            await self._async_sleep(seconds)
+            if self._async_sleep is not None:
+                await self._async_sleep(seconds)
+            else:
+                import asyncio
+
+                await asyncio.sleep(seconds)
 
     def seed(self, used: Union[int, AccountInformation]) -> Draw:
         """Set this month's count to at least ``used``: calls the account spent before the
