@@ -18,7 +18,7 @@ from typing import Generic, Optional, TypeVar, Union
 
 from typing_extensions import Self
 
-from ._budget import CallBudget
+from ._budget import BudgetExhaustedError, CallBudget
 from ._errors import ParameterError
 from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
 from ._transport import (
@@ -187,7 +187,11 @@ class SportsPosts(_ClientBase[Client]):
 
     def _send(self, request: Request, budget: Optional[CallBudget]) -> Union[Response, HTTPError]:
         if budget is not None:
-            budget.acquire()  # a refusal raises here, before anything is sent
+            try:
+                budget.acquire()  # a refusal raises here, before anything is sent
+            except BudgetExhaustedError:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                raise
         try:
             return self._http.send(request)
         except HTTPError as exc:
@@ -239,7 +243,11 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     async def _send(self, request: Request, budget: Optional[CallBudget]) -> Union[Response, HTTPError]:
         if budget is not None:
-            await budget.acquire_async()  # a refusal raises here, before anything is sent
+            try:
+                await budget.acquire_async()  # a refusal raises here, before anything is sent
+            except BudgetExhaustedError:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                raise
         try:
             return await self._http.send(request)
         except HTTPError as exc:

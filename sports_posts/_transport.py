@@ -347,9 +347,9 @@ class CallCounter:
         self._lock = threading.Lock()
         self.value = 0
 
-    def add(self) -> None:
+    def add(self, n: int = 1) -> None:
         with self._lock:
-            self.value += 1
+            self.value += n
 
 
 Step = Union[Request, float]

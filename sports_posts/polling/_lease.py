@@ -109,6 +109,7 @@ class Lease:
     """
 
     def __init__(self, store: Any, *, key: str = "sports_posts:poll", ttl: float = 15.0) -> None:
+        # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
         if not isinstance(key, str) or not key:
             raise ParameterError("Lease: key must be a non-empty string", parameter="key")
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
@@ -134,7 +135,8 @@ class Lease:
         ttl_ms = int(self.ttl * 1000)
         if self._runner.engine == "redis":
             source = {"acquire": _REDIS_ACQUIRE, "renew": _REDIS_RENEW, "release": _REDIS_RELEASE}[which]
-            return source, (self.key, self.key + ":fence"), (self.holder, ttl_ms)
+            # Beside the checkpoint of the same key, never on it: "<key>:lease" and "<key>:fence".
+            return source, (self.key + ":lease", self.key + ":fence"), (self.holder, ttl_ms)
         sql = {"acquire": _PG_ACQUIRE, "renew": _PG_RENEW, "release": _PG_RELEASE}[which]
         return sql, (), {"key": self.key, "holder": self.holder, "ttl_ms": ttl_ms}
 
