@@ -21,9 +21,6 @@ import sys
 import time
 from typing import Any
 
-from sports_posts import BudgetExhaustedError, CallBudget, Poller, RedisCheckpoint, SportsPosts
-from sports_posts.polling import Lease, LeaseLostError, PostgresCheckpoint
-
 TTL = 1.0
 
 
@@ -33,6 +30,9 @@ def emit(log: Any, **event: Any) -> None:
 
 
 def checkpoint_class(store: str, pause: bool, log: Any) -> Any:
+    from sports_posts import RedisCheckpoint
+    from sports_posts.polling import PostgresCheckpoint
+
     base: Any = RedisCheckpoint if store.startswith("redis") else PostgresCheckpoint
 
     class Pausing(base):  # type: ignore[misc,valid-type]
@@ -50,6 +50,9 @@ def checkpoint_class(store: str, pause: bool, log: Any) -> Any:
 
 
 def poll(base_url: str, store: str, key: str, since: str, path: str, pause: bool) -> int:
+    from sports_posts import Poller, SportsPosts
+    from sports_posts.polling import Lease, LeaseLostError
+
     with open(path, "a", encoding="utf-8") as log, SportsPosts(base_url=base_url) as client:
         class Announced(Lease):
             def acquire(self) -> Any:
@@ -72,6 +75,8 @@ def poll(base_url: str, store: str, key: str, since: str, path: str, pause: bool
 
 
 def draw(base_url: str, store: str, key: str, per_month: int, calls: int, path: str) -> int:
+    from sports_posts import BudgetExhaustedError, CallBudget, SportsPosts
+
     budget = CallBudget(store, per_month=per_month, key=key)
     with open(path, "a", encoding="utf-8") as log, SportsPosts(base_url=base_url, budget=budget) as client:
         for _ in range(calls):
