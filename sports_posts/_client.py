@@ -18,7 +18,7 @@ from typing import Generic, Optional, TypeVar, Union
 
 from typing_extensions import Self
 
-from ._budget import BudgetExhaustedError, CallBudget
+from ._budget import CallBudget
 from ._errors import ParameterError
 from ._http import AsyncClient, Client, HTTPError, Request, Response, Timeout
 from ._transport import (
@@ -189,7 +189,7 @@ class SportsPosts(_ClientBase[Client]):
         if budget is not None:
             try:
                 budget.acquire()  # a refusal raises here, before anything is sent
-            except BudgetExhaustedError:
+            except BaseException:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
                 raise
         try:
@@ -245,7 +245,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         if budget is not None:
             try:
                 await budget.acquire_async()  # a refusal raises here, before anything is sent
-            except BudgetExhaustedError:
+            except BaseException:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
                 raise
         try:
