@@ -41,10 +41,9 @@ def service() -> Iterator[tuple[str, str]]:
         yield sb.api_key, sb.base_url
 
 
-def store(batch: list[Post]) -> None:
-    """Stand-in for your database: an upsert by post.id makes a repeated batch harmless."""
-    for post in batch:
-        print(f"{post.created_at:%H:%M:%S} {post.league} @{post.author_username}: {post.text}")
+def store(batch: list[Post], lease: Lease) -> None:
+    """Stand-in for your database (upsert by post.id); the token says which holder wrote."""
+    print("\n".join(f"[token {lease.token}] {p.league} @{p.author_username}: {p.text}" for p in batch))
 
 
 def main() -> None:
@@ -73,11 +72,12 @@ def main() -> None:
             threading.Timer(args.seconds, stop).start()
         budget.seed(client.account.information())  # a free call: this month's usage so far
         while not stopping.is_set():
+            lease = Lease(args.store, key=key, ttl=15)
             poller = Poller(
                 client,
                 filters={"leagues": args.league},
                 since=datetime.now(timezone.utc) - timedelta(hours=1),  # only for an empty checkpoint
-                lease=Lease(args.store, key=key, ttl=15),
+                lease=lease,
                 checkpoint=fenced(args.store, key=key),
             )
             current[:] = [poller]
@@ -86,7 +86,7 @@ def main() -> None:
             try:
                 with poller:
                     for batch in poller:
-                        store(batch)
+                        store(batch, lease)
             except LeaseLostError as exc:
                 logging.warning("lost the league to another worker (%s); standing by again", exc)
     budget.close()

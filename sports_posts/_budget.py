@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Generator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
@@ -236,36 +236,51 @@ class CallBudget:
     async def try_acquire_async(self) -> Draw:
         return _draw(await self._runner.run_async(*self._draw_statement()))
 
-    def acquire(self) -> None:
-        """Draw one call or raise :class:`BudgetExhaustedError` (waiting up to ``max_wait``)."""
+    def _acquire_steps(self) -> Generator[Optional[float], Optional[Draw], None]:
+        """The draw and its waits, without I/O: yields ``None`` for a draw (answered with
+        the store's :class:`Draw`) and seconds to sleep (answered with ``None``)."""
         waited = 0.0
         while True:
-            draw = self.try_acquire()
+            draw = yield None
+            assert draw is not None
             if draw.granted:
                 return
             seconds = self._wait_or_raise(draw)
             if waited + seconds > self.max_wait:
                 raise draw.refusal(self.per_minute, self.per_month)
             waited += seconds
-            self._sleep(seconds)
+            yield seconds
+
+    def acquire(self) -> None:
+        """Draw one call or raise :class:`BudgetExhaustedError` (waiting up to ``max_wait``)."""
+        steps, answer = self._acquire_steps(), None
+        while True:
+            try:
+                wait = steps.send(answer)
+            except StopIteration:
+                return
+            if wait is None:
+                answer = self.try_acquire()
+            else:
+                self._sleep(wait)
+                answer = None
 
     async def acquire_async(self) -> None:
         """:meth:`acquire` for async clients (the wait, if any, is awaited)."""
-        waited = 0.0
-        while True:
-            draw = await self.try_acquire_async()
-            if draw.granted:
-                return
-            seconds = self._wait_or_raise(draw)
-            if waited + seconds > self.max_wait:
-                raise draw.refusal(self.per_minute, self.per_month)
-            waited += seconds
-            if self._async_sleep is not None:
-                await self._async_sleep(seconds)
-            else:
-                import asyncio
+        import asyncio
 
-                await asyncio.sleep(seconds)
+        sleep = self._async_sleep or asyncio.sleep
+        steps, answer = self._acquire_steps(), None
+        while True:
+            try:
+                wait = steps.send(answer)
+            except StopIteration:
+                return
+            if wait is None:
+                answer = await self.try_acquire_async()
+            else:
+                await sleep(wait)
+                answer = None
 
     def seed(self, used: Union[int, AccountInformation]) -> Draw:
         """Set this month's count to at least ``used``: calls the account spent before the

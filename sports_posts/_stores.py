@@ -49,11 +49,28 @@ class _Runner:
     """What both runners share: where they connect and how a failure is reported."""
 
     engine = ""
+    _async_close = "close"
+    """The coroutine method that closes the async client (redis: ``aclose``)."""
 
     def __init__(self, url_or_client: Any, *, what: str) -> None:
         self._what = what
         self._url: Optional[str] = url_or_client if isinstance(url_or_client, str) else None
         self._lock = threading.Lock()
+        self._sync: Any = None
+        self._async: Any = None
+
+    def close(self) -> None:
+        """Close the client made from a URL (a client passed in is the caller's to close)."""
+        if self._url is not None and self._sync is not None:
+            self._sync.close()
+            self._sync = None
+
+    async def aclose(self) -> None:
+        """:meth:`close`, and the async client made from a URL."""
+        self.close()
+        if self._url is not None and self._async is not None:
+            await getattr(self._async, self._async_close)()
+            self._async = None
 
     def __repr__(self) -> str:
         where = redact_url(self._url) if self._url is not None else "<client>"
@@ -72,11 +89,10 @@ class RedisRunner(_Runner):
     """
 
     engine = "redis"
+    _async_close = "aclose"
 
     def __init__(self, url_or_client: Any, *, what: str) -> None:
         super().__init__(url_or_client, what=what)
-        self._sync: Any = None
-        self._async: Any = None
         if self._url is None:
             redis_asyncio = _import("redis.asyncio", what)
             if isinstance(url_or_client, redis_asyncio.Redis):
@@ -131,18 +147,6 @@ class RedisRunner(_Runner):
         except redis.RedisError as exc:
             raise self._failed(exc) from None
 
-    def close(self) -> None:
-        """Close the client made from a URL (a client passed in is the caller's to close)."""
-        if self._url is not None and self._sync is not None:
-            self._sync.close()
-            self._sync = None
-
-    async def aclose(self) -> None:
-        self.close()
-        if self._url is not None and self._async is not None:
-            await self._async.aclose()
-            self._async = None
-
 
 class PostgresRunner(_Runner):
     """Runs one SQL statement on a ``postgresql://`` URL, a ``psycopg.Connection`` or a
@@ -159,8 +163,6 @@ class PostgresRunner(_Runner):
         super().__init__(url_or_client, what=what)
         psycopg = _import("psycopg", what)
         self._schema = schema
-        self._sync: Any = None
-        self._async: Any = None
         if self._url is None:
             if isinstance(url_or_client, psycopg.AsyncConnection):
                 self._async = url_or_client
@@ -223,18 +225,6 @@ class PostgresRunner(_Runner):
             return None if row is None else tuple(row)
         except psycopg.Error as exc:
             raise self._failed(exc) from None
-
-    def close(self) -> None:
-        """Close the connection made from a URL (one passed in is the caller's to close)."""
-        if self._url is not None and self._sync is not None:
-            self._sync.close()
-            self._sync = None
-
-    async def aclose(self) -> None:
-        self.close()
-        if self._url is not None and self._async is not None:
-            await self._async.close()
-            self._async = None
 
 
 def _import(module: str, what: str) -> Any:
