@@ -26,21 +26,28 @@ __all__ = ["BudgetExhaustedError", "CallBudget"]
 
 log = logging.getLogger("sports_posts.budget")
 
-# The calendar month of a unix time, in Lua (Redis has no os.date): Hinnant's civil_from_days.
-_LUA_NOW = """
+# The calendar month (YYYYMM) of a unix time, in Lua (Redis has no os.date): Hinnant's
+# civil_from_days.
+LUA_MONTH_OF = """
+local function month_of(secs)
+  local z = math.floor(secs / 86400) + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y * 100 + m
+end
+"""
+# The store's time, its minute and month, and the counts of KEYS[1] in those windows.
+_LUA_NOW = LUA_MONTH_OF + """
 local t = redis.call('TIME')
 local secs = tonumber(t[1])
 local now_ms = secs * 1000 + math.floor(tonumber(t[2]) / 1000)
-local z = math.floor(secs / 86400) + 719468
-local era = math.floor(z / 146097)
-local doe = z - era * 146097
-local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
-local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
-local mp = math.floor((5 * doy + 2) / 153)
-local m = mp < 10 and mp + 3 or mp - 9
-local y = yoe + era * 400
-if m <= 2 then y = y + 1 end
-local month = y * 100 + m
+local month = month_of(secs)
 local minute = math.floor(secs / 60)
 local h = redis.call('HMGET', KEYS[1], 'minute', 'minute_used', 'month', 'month_used')
 local mu = 0

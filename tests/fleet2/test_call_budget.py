@@ -6,6 +6,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sports_posts import (
     AsyncSportsPosts,
@@ -15,7 +17,7 @@ from sports_posts import (
     ParameterError,
     SportsPosts,
 )
-from sports_posts._budget import Draw
+from sports_posts._budget import LUA_MONTH_OF, Draw
 from sports_posts.sandbox import Sandbox
 
 
@@ -144,3 +146,13 @@ def test_the_refusal_names_the_monthly_cap_before_the_minute() -> None:
     draw = Draw(granted=False, now_ms=1_795_000_000_000, month=202612, minute_used=5, month_used=9)
     error = draw.refusal(5, 9)
     assert error.bound == "per_month" and error.refills_at == datetime(2027, 1, 1, tzinfo=timezone.utc)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moment=st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2200, 12, 31, 23, 59, 59)))
+def test_the_lua_month_is_the_calendar_month_in_utc(redis_client: Any, moment: datetime) -> None:
+    # The Redis budget computes its month in Lua from the server's TIME: it must agree with
+    # the calendar everywhere, leap years and month ends included.
+    secs = int(moment.replace(tzinfo=timezone.utc).timestamp())
+    month = redis_client.eval(LUA_MONTH_OF + "return month_of(tonumber(ARGV[1]))", 0, secs)
+    assert month == moment.year * 100 + moment.month
