@@ -14,8 +14,6 @@ connection lives (no expiry, no takeover), and a transaction-mode pooler breaks 
 from __future__ import annotations
 
 import os
-import socket
-import uuid
 from typing import Any, Optional
 
 from .._errors import ParameterError
@@ -116,7 +114,9 @@ class Lease:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
         self.key = key
         self.ttl = float(ttl)
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        import socket  # here, not at import: most pollers run without a lease
+
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
         """Who holds the lease, as stored: host, process id and a random suffix."""
         self.token: Optional[int] = None
         """The fencing token of the lease held, ``None`` while not held."""

@@ -56,7 +56,7 @@ def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 @pytest.fixture
 def sandbox() -> Any:
-    with Sandbox(seed=11, posts_per_minute=600, late_index_rate=0.0, posts=50) as sb:
+    with Sandbox(seed=11, posts_per_minute=600, late_index_rate=0.0, deletions_per_hour=0.0, posts=50) as sb:
         yield sb
 
 
