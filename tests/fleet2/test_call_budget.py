@@ -156,3 +156,15 @@ def test_the_lua_month_is_the_calendar_month_in_utc(redis_client: Any, moment: d
     secs = int(moment.replace(tzinfo=timezone.utc).timestamp())
     month = redis_client.eval(LUA_MONTH_OF + "return month_of(tonumber(ARGV[1]))", 0, secs)
     assert month == moment.year * 100 + moment.month
+
+
+def test_a_client_whose_budget_store_is_down_sends_nothing(sandbox: Any) -> None:
+    from tests.conftest import _free_port
+
+    budget = CallBudget(f"redis://127.0.0.1:{_free_port()}/0", per_minute=5)
+    with SportsPosts(api_key=sandbox.api_key, base_url=sandbox.base_url, budget=budget) as client:
+        before = served(sandbox)
+        with pytest.raises(CoordinationError):
+            client.posts.list(limit=1)  # fails closed: an uncounted call is not sent
+        assert served(sandbox) == before and client.calls == 0
+        client.account.information()  # free: never draws, so the store is not needed

@@ -72,3 +72,13 @@ def test_the_load_step_carries_the_token() -> None:
     assert isinstance(load, Load) and load.token == 9
     assert isinstance(steps.send(None), Renew)
     assert isinstance(steps.send(True), Commit)
+
+
+def test_a_standby_rides_out_a_store_failure() -> None:
+    from sports_posts import CoordinationError
+
+    steps = leased_poller()._steps()
+    assert isinstance(next(steps), Acquire)
+    assert name(steps.send(CoordinationError("redis failed"))) == "Sleep"  # logged, not raised
+    assert isinstance(steps.send(None), Acquire)
+    assert isinstance(steps.send(4), Load)
