@@ -92,7 +92,9 @@ def test_three_pollers_one_feed_survive_a_kill_and_a_pause(
     standing_by = max(paused["t"], events(log[holder], "start")[0]["t"])
     assert second["t"] - standing_by <= TTL + RENEW_EVERY + SCHEDULING_SLACK
 
-    # b wakes up after its lease expired: its save carries the old token and is refused.
+    # b wakes up after its lease expired and the new holder fenced the checkpoint (it has
+    # delivered, so it has fenced and loaded): b's save carries the old token and is refused.
+    wait_for(f"{holder} to deliver", lambda: events(log[holder], "batch"), all_procs)
     os.kill(procs["b"].pid, signal.SIGCONT)
     assert procs["b"].wait(timeout=20) == 3
     refused = events(log["b"], "refused")
