@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import glob
 import logging
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -21,50 +14,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """A private redis-server on a free loopback port for the whole session.
 
     `.ci/run` installs Debian's redis-server; a missing binary is an error, not a skip.
     """
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not installed: run `apt-get install -y redis-server` (.ci/run does)")
-    port = _free_port()
-    workdir = tempfile.mkdtemp(prefix="sp-redis-")
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    from tests.servers import ServerError, private_redis
+
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail("redis-server did not start")
-            time.sleep(0.02)  # polling a child process's start-up, not a timed assertion
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
+        with private_redis() as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture
@@ -80,57 +42,19 @@ def redis_client(redis_url: str) -> Iterator[object]:
         client.close()
 
 
-def _postgres_bindir() -> str:
-    """Debian keeps the server binaries out of PATH: ask pg_config, else the newest version dir."""
-    candidates = []
-    pg_config = shutil.which("pg_config")
-    if pg_config is not None:
-        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False)
-        candidates.append(out.stdout.strip())
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[-2]), reverse=True)
-    for bindir in candidates:
-        if bindir and os.access(os.path.join(bindir, "initdb"), os.X_OK):
-            return bindir
-    pytest.fail("PostgreSQL is not installed: run `apt-get install -y postgresql` (.ci/test does)")
-
-
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A private PostgreSQL server on a free loopback port for the whole session (user ``test``).
 
-    initdb refuses root, so the server runs as the ``postgres`` user of Debian's package in a
-    temp directory it owns; ``fsync=off`` because the tests kill clients, not the machine.
+    `.ci/test` installs Debian's postgresql; a missing binary is an error, not a skip.
     """
-    bindir = _postgres_bindir()
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    workdir = tempfile.mkdtemp(prefix="sp-postgres-")
-    if as_postgres:
-        shutil.chown(workdir, "postgres")
-    data, port = os.path.join(workdir, "data"), _free_port()
-    initdb = subprocess.run(
-        [*as_postgres, os.path.join(bindir, "initdb"), "-D", data, "-A", "trust", "-U", "test", "--no-sync"],
-        capture_output=True, text=True, check=False,
-    )
-    if initdb.returncode != 0:
-        shutil.rmtree(workdir, ignore_errors=True)
-        pytest.fail(f"initdb failed: {initdb.stderr[-500:]}")
-    pg_ctl = os.path.join(bindir, "pg_ctl")
-    options = (f"-p {port} -k {workdir} -c listen_addresses=127.0.0.1 -c fsync=off"
-               " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+    from tests.servers import ServerError, private_postgres
+
     try:
-        started = subprocess.run(
-            [*as_postgres, pg_ctl, "-D", data, "-l", os.path.join(workdir, "log"), "-o", options, "-w", "-t", "30", "start"],
-            capture_output=True, text=True, check=False,
-        )
-        if started.returncode != 0:
-            pytest.fail(f"PostgreSQL did not start: {started.stderr[-500:]}")
-        yield f"postgresql://test@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*as_postgres, pg_ctl, "-D", data, "-m", "immediate", "stop"],
-                       capture_output=True, check=False)
-        shutil.rmtree(workdir, ignore_errors=True)
+        with private_postgres() as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(autouse=True)

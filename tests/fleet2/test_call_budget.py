@@ -19,6 +19,7 @@ from sports_posts import (
 )
 from sports_posts._budget import LUA_MONTH_OF, Draw
 from sports_posts.sandbox import Sandbox
+from tests.servers import free_port
 
 
 @pytest.fixture(scope="module")
@@ -131,9 +132,7 @@ def test_a_store_that_is_neither_redis_nor_postgres_is_refused() -> None:
 
 
 def test_an_unreachable_store_is_a_typed_error_without_the_password(redis_url: str) -> None:
-    from tests.conftest import _free_port
-
-    port = _free_port()
+    port = free_port()
     for url in (f"redis://:s3cret-pass-word@127.0.0.1:{port}/0", f"postgresql://test:s3cret-pass-word@127.0.0.1:{port}/x"):
         budget = CallBudget(url, per_minute=1)
         assert "s3cret-pass-word" not in repr(budget)
@@ -160,9 +159,7 @@ def test_the_lua_month_is_the_calendar_month_in_utc(redis_client: Any, moment: d
 
 
 def test_a_client_whose_budget_store_is_down_sends_nothing(sandbox: Any) -> None:
-    from tests.conftest import _free_port
-
-    budget = CallBudget(f"redis://127.0.0.1:{_free_port()}/0", per_minute=5)
+    budget = CallBudget(f"redis://127.0.0.1:{free_port()}/0", per_minute=5)
     with SportsPosts(api_key=sandbox.api_key, base_url=sandbox.base_url, budget=budget) as client:
         before = served(sandbox)
         with pytest.raises(CoordinationError):
