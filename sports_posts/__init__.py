@@ -34,7 +34,9 @@ from ._errors import (
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from ._budget import BudgetExhaustedError, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
+    from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
     from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
     from .models.ids import IdItem, IdList, Team, TeamList
@@ -69,11 +71,14 @@ _LAZY = {
     "AsyncSportsPosts": "._client",
     "Author": ".models.post",
     "BillingCycle": ".models.account",
+    "BudgetExhaustedError": "._budget",
+    "CallBudget": "._budget",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
     "CheckpointError": ".polling",
     "Company": ".models.account",
     "ComplianceList": ".models.account",
+    "CoordinationError": "._stores",
     "FileCheckpoint": ".polling",
     "IdItem": ".models.ids",
     "IdList": ".models.ids",
@@ -122,11 +127,14 @@ __all__ = [
     "Author",
     "BadRequestError",
     "BillingCycle",
+    "BudgetExhaustedError",
+    "CallBudget",
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointError",
     "Company",
     "ComplianceList",
+    "CoordinationError",
     "FileCheckpoint",
     "GoneError",
     "IdItem",

@@ -12,12 +12,14 @@ import logging
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Callable, Generic, Optional, TypeVar, Union
 
 import anyio
 from typing_extensions import Self
 
+from ._budget import CallBudget
 from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
@@ -112,6 +114,7 @@ class _ClientBase(Generic[H]):
         total_timeout: Optional[float] = DEFAULT_TOTAL_TIMEOUT,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure_http: bool = False,
+        budget: Optional[CallBudget] = None,
     ) -> None:
         stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
@@ -126,6 +129,8 @@ class _ClientBase(Generic[H]):
             allow_insecure_http=allow_insecure_http,
             stack=stack,
         )
+        if budget is not None:
+            self._config = replace(self._config, budget=budget)
         http_type: type[H] = getattr(stack, self._http_kind)
         if http_client is not None and not isinstance(http_client, http_type):
             raise ParameterError(
@@ -261,9 +266,15 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, send: Send) -> Outcome:
-        """Send, then read the body chunk by chunk while the reader allows; the pool's
-        streams end each step by the attempt's deadline."""
+    def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
+        """Draw from the budget, send, then read the body chunk by chunk while the reader
+        allows; the pool's streams end each step by the attempt's deadline."""
+        if budget is not None:
+            try:
+                budget.acquire()  # a refusal raises here, before anything is sent
+            except BaseException:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                raise
         try:
             with deadline(send.reader.deadline, _clock):
                 response = self._http.send(send.request, stream=True)
@@ -281,13 +292,14 @@ class SportsPosts(_ClientBase[Client]):
     def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
                 _sleep(step)
                 step = advance(flow, None)
             else:
-                step = advance(flow, self._send(step))
+                step = advance(flow, self._send(step, budget))
         return step.value
 
     def _request(self, call: APICall[T]) -> T:
@@ -335,8 +347,15 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, send: Send) -> Outcome:
-        """Send and read the body under one timeout scope: the attempt's whole deadline."""
+    async def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
+        """Draw from the budget, then send and read the body under one timeout scope: the
+        attempt's whole deadline."""
+        if budget is not None:
+            try:
+                await budget.acquire_async()  # a refusal raises here, before anything is sent
+            except BaseException:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                raise
         try:
             with anyio.fail_after(send.reader.seconds_left()):
                 response = await self._http.send(send.request, stream=True)
@@ -357,13 +376,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     async def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
             if isinstance(step, float):
                 await _async_sleep(step)
                 step = advance(flow, None)
             else:
-                step = advance(flow, await self._send(step))
+                step = advance(flow, await self._send(step, budget))
         return step.value
 
     async def _request(self, call: APICall[T]) -> T:

@@ -28,7 +28,7 @@ def posts_list(params: Mapping[str, Any]) -> APICall[PostsResponse]:
 
 def account_information(**options: Any) -> APICall[AccountInformation]:
     """GET /account/information (free: does not count against the quota)."""
-    return APICall("GET", "/account/information", {}, AccountInformation.model_validate_json, _only(options))
+    return APICall("GET", "/account/information", {}, AccountInformation.model_validate_json, _only(options), free=True)
 
 
 def account_x_ids(**options: Any) -> APICall[ComplianceList]:

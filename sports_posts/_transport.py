@@ -20,7 +20,17 @@ import zlib
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Generic, Literal, Optional, Protocol, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Generic,
+    Literal,
+    Optional,
+    Protocol,
+    TypeVar,
+    Union,
+)
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -49,6 +59,9 @@ from ._http import (
     is_timeout,
 )
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._budget import CallBudget
 
 __all__ = [
     "APICall",
@@ -313,6 +326,8 @@ class ClientConfig:
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     stack: Stack = field(default_factory=default_stack, repr=False, compare=False)
     """The HTTP library the client runs on (its requests and exceptions are that library's)."""
+    budget: Optional[CallBudget] = None
+    """Drawn from right before each request is sent (``None``: no budget)."""
 
     @classmethod
     def resolve(
@@ -441,6 +456,8 @@ class APICall(Generic[T]):
     params: Mapping[str, str]
     parse: Callable[[bytes], T]
     options: CallOptions = NO_OPTIONS
+    free: bool = False
+    """Not counted against the quota (GET /account/information): no draw from a budget."""
 
     def with_params(self, **changes: str) -> APICall[T]:
         return replace(self, params={**self.params, **changes})
@@ -787,9 +804,9 @@ class CallCounter:
         self._lock = threading.Lock()
         self.value = 0
 
-    def add(self) -> None:
+    def add(self, n: int = 1) -> None:
         with self._lock:
-            self.value += 1
+            self.value += n
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from ._algorithm import (
     poll_cycles,
 )
 from ._async import AsyncPoller
+from ._lease import Lease, LeaseLostError
 from ._sync import Poller
 from .checkpoints import (
     Checkpoint,
@@ -27,6 +28,16 @@ from .checkpoints import (
     MemoryCheckpoint,
     RedisCheckpoint,
 )
+
+
+def __getattr__(name: str) -> object:
+    # PostgresCheckpoint loads on first use, like the rest of the package's names.
+    if name == "PostgresCheckpoint":
+        from ._postgres import PostgresCheckpoint
+
+        return PostgresCheckpoint
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -40,11 +51,14 @@ __all__ = [
     "Deliver",
     "Fetch",
     "FileCheckpoint",
+    "Lease",
+    "LeaseLostError",
     "MemoryCheckpoint",
     "PollConfig",
     "PollFilters",
     "PollState",
     "Poller",
+    "PostgresCheckpoint",
     "RedisCheckpoint",
     "Sleep",
     "poll_cycles",

@@ -6,15 +6,17 @@ import asyncio
 import threading
 from collections.abc import AsyncGenerator, Awaitable
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 import anyio.to_thread
 from typing_extensions import Unpack
 
+from .._errors import SportsPostsError
 from .._transport import APICall, AsyncRequester, Done, advance
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, PollState, Sleep
-from ._base import PollerOptions, _PollerBase
+from ._algorithm import Commit, Deliver, PollState, Sleep, log
+from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase
+from ._lease import LeaseLostError
 from .checkpoints import MemoryCheckpoint
 
 __all__ = ["AsyncPoller"]
@@ -76,12 +78,20 @@ class AsyncPoller(_PollerBase):
         return await self._run.__anext__()
 
     async def aclose(self) -> None:
-        """Commit the batch the consumer holds (it is done with it) and end the loop."""
+        """Commit the batch the consumer holds (it is done with it), end the loop and
+        release the lease, if any."""
         self.stop()
-        if self._pending is not None:
-            await self._commit(self._pending)
-        if self._run is not None:
-            await self._run.aclose()
+        try:
+            if self._pending is not None:
+                await self._commit(self._pending)
+            if self._run is not None:
+                await self._run.aclose()
+        finally:
+            if self._lease is not None and self._lease.token is not None:
+                try:
+                    await self._lease.release_async()
+                except SportsPostsError as exc:  # it expires on its own within the TTL
+                    log.warning("lease %r not released: %s", self._lease.key, exc)
 
     async def __aenter__(self) -> AsyncPoller:
         return self
@@ -102,8 +112,26 @@ class AsyncPoller(_PollerBase):
         return await anyio.to_thread.run_sync(fn, *args)
 
     async def _commit(self, state: PollState) -> None:
-        await self._checkpoint_io(self._checkpoint.save, state)
+        try:
+            await self._checkpoint_io(self._checkpoint.save, state)
+        except LeaseLostError:
+            self._pending = None  # the new holder delivers this batch again
+            raise
         self._committed(state)
+
+    async def _load(self, token: Optional[int]) -> Optional[PollState]:
+        if token is not None:
+            await self._checkpoint_io(self._checkpoint.fence, token)  # type: ignore[attr-defined]
+        return await self._checkpoint_io(self._checkpoint.load)
+
+    async def _lease_step(self, step: Union[Acquire, Renew]) -> object:
+        assert self._lease is not None
+        try:
+            if isinstance(step, Acquire):
+                return await self._lease.acquire_async()
+            return await self._lease.renew_async()
+        except SportsPostsError as exc:  # handed to the steps, which decide
+            return exc
 
     async def _fetch(self, call: APICall[PostsResponse]) -> object:
         try:
@@ -118,7 +146,7 @@ class AsyncPoller(_PollerBase):
             self._wake = asyncio.Event()
         if self._stop_requested():
             return
-        steps = self._steps(await self._checkpoint_io(self._checkpoint.load))
+        steps = self._steps()
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):
@@ -128,7 +156,11 @@ class AsyncPoller(_PollerBase):
                 elif isinstance(step, Deliver):
                     yield step.batch
                 elif isinstance(step, Commit):
-                    await self._checkpoint_io(self._checkpoint.save, step.state)
+                    await self._commit(step.state)
+                elif isinstance(step, Load):
+                    result = await self._load(step.token)
+                elif isinstance(step, (Acquire, Renew)):
+                    result = await self._lease_step(step)
                 else:
                     result = await self._fetch(step)
                 step = advance(steps, result)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional, Union
 
 from typing_extensions import TypedDict
 
 from .. import _endpoints
+from .._budget import BudgetExhaustedError
 from .._errors import ParameterError
 from .._transport import APICall
 from ..models.post import PostsResponse
@@ -25,13 +27,35 @@ from ._algorithm import (
     poll_cycles,
     to_datetime,
 )
+from ._lease import Lease, LeaseLostError
 from .checkpoints import Checkpoint, MemoryCheckpoint
 
-IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit]
-"""What a driver does for the poller: make this call (answering with its result or the
-error it raised), sleep, hand a batch to the consumer, or save a state to the checkpoint."""
 
-__all__ = ["PollerOptions", "_PollerBase"]
+@dataclass(frozen=True)
+class Acquire:
+    """Take the lease: answer with its fencing token, ``None`` while another poller holds
+    it, or the error the store raised."""
+
+
+@dataclass(frozen=True)
+class Renew:
+    """Renew the lease: answer ``True`` while it is still ours, else ``False`` or the error."""
+
+
+@dataclass(frozen=True)
+class Load:
+    """Fence the checkpoint with ``token`` (when there is a lease), then load it: answer
+    with the stored :class:`PollState` or ``None``."""
+
+    token: Optional[int]
+
+
+IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit, Acquire, Renew, Load]
+"""What a driver does for the poller: make this call (answering with its result or the
+error it raised), sleep, hand a batch to the consumer, save a state to the checkpoint, take
+or renew the lease, or fence and load the checkpoint."""
+
+__all__ = ["Acquire", "Load", "PollerOptions", "Renew", "_PollerBase"]
 
 
 class PollerOptions(TypedDict, total=False):
@@ -53,6 +77,8 @@ class PollerOptions(TypedDict, total=False):
     """The current time as an aware datetime (tests and simulations)."""
     rand: Optional[Callable[[], float]]
     """The jitter source, a float in [0, 1) (tests and simulations)."""
+    lease: Optional[Lease]
+    """One live poller per checkpoint key in the fleet (needs a fenced checkpoint)."""
 
 
 def _now() -> datetime:
@@ -77,6 +103,7 @@ class _PollerBase:
         filters: Optional[Mapping[str, Any]] = None,
         clock: Optional[Callable[[], datetime]] = None,
         rand: Optional[Callable[[], float]] = None,
+        lease: Optional[Lease] = None,
     ) -> None:
         self._config = PollConfig.build(
             filters=filters or {},
@@ -92,6 +119,15 @@ class _PollerBase:
                 parameter="checkpoint",
             )
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
+        if lease is not None and not isinstance(lease, Lease):
+            raise ParameterError(f"lease must be a Lease, got {lease!r}", parameter="lease")
+        if lease is not None and not callable(getattr(self._checkpoint, "fence", None)):
+            raise ParameterError(
+                f"lease= needs a checkpoint that checks fencing tokens, got {self._checkpoint!r}: "
+                "pass RedisCheckpoint(url, key=...) or PostgresCheckpoint(url, key=...)",
+                parameter="lease",
+            )
+        self._lease = lease
         self._clock = clock or _now
         self._rand = rand or random.random
         self._calls = 0
@@ -108,10 +144,17 @@ class _PollerBase:
     def _stop_requested(self) -> bool:
         return self._stopping
 
-    def _steps(self, stored: Optional[PollState]) -> Generator[IOStep, object, None]:
-        """The algorithm's actions with the poller's bookkeeping done here, once: calls
-        counted, stop requests honoured around each wait, the batch in hand remembered
-        until its state is saved. The drivers only perform the steps."""
+    def _steps(self) -> Generator[IOStep, object, None]:
+        """The algorithm's actions with the poller's bookkeeping done here, once: the lease
+        taken and renewed before each call, delivery and save, calls counted, the budget's
+        refusals waited out, stop requests honoured around each wait, the batch in hand
+        remembered until its state is saved. The drivers only perform the steps."""
+        token = yield from self._take_lease()
+        if token == 0:
+            return  # stopped while standing by
+        stored = yield Load(token)
+        if stored is not None and not isinstance(stored, PollState):
+            raise TypeError(f"a Load must be answered with a PollState or None, got {stored!r}")
         algorithm = poll_cycles(self._config, self._initial_state(stored), clock=self._clock, rand=self._rand)
         result: object = None
         try:
@@ -119,23 +162,75 @@ class _PollerBase:
                 action = algorithm.send(result)
                 result = None
                 if isinstance(action, Fetch):
+                    call = _endpoints.posts_list(action.params)
+                    while True:
+                        yield from self._hold()
+                        result = yield call
+                        if not isinstance(result, BudgetExhaustedError):
+                            break
+                        # Nothing was sent: wait for the budget to refill, then ask again.
+                        log.warning("call budget spent (%s); waiting %.0f s", result.bound, result.retry_after)
+                        if not (yield from self._wait(result.retry_after, "call budget")):
+                            return
                     self._calls += 1
-                    result = yield _endpoints.posts_list(action.params)
                 elif isinstance(action, Sleep):
-                    if self._stop_requested():
-                        return
-                    log.debug("waiting %.1f s (%s)", action.seconds, action.reason)
-                    yield action
-                    if self._stop_requested():
+                    if not (yield from self._wait(action.seconds, action.reason)):
                         return
                 else:
+                    yield from self._hold()
                     if isinstance(action, Deliver):
                         self._pending = action.state
                         yield action
+                        yield from self._hold()  # the consumer may have held the batch past the TTL
                     yield Commit(action.state)
                     self._committed(action.state)
         finally:
             algorithm.close()
+
+    def _take_lease(self) -> Generator[IOStep, object, Optional[int]]:
+        """The lease's fencing token once taken (standing by meanwhile), ``None`` without a
+        lease, ``0`` when stopped while standing by."""
+        lease = self._lease
+        if lease is None:
+            return None
+        while not self._stop_requested():
+            token = yield Acquire()
+            if isinstance(token, BaseException):
+                log.warning("lease %r: the store failed (%s); standing by", lease.key, token)
+            elif isinstance(token, int) and token > 0:
+                log.info("lease %r taken by %s with fencing token %d", lease.key, lease.holder, token)
+                return token
+            yield Sleep(lease.renew_every, "standby: another poller holds the lease")
+        return 0
+
+    def _hold(self) -> Generator[IOStep, object, None]:
+        """Renew the lease; a poller that lost it stops here, before it delivers or saves."""
+        if self._lease is None:
+            return
+        held = yield Renew()
+        if held is True:
+            return
+        self._pending = None  # the next holder delivers this batch again: never save it
+        why = f"the store failed ({held})" if isinstance(held, BaseException) else "another poller took it over"
+        raise LeaseLostError(
+            f"lease {self._lease.key!r} lost: {why}; this poller stopped before delivering or saving"
+        )
+
+    def _wait(self, seconds: float, reason: str) -> Generator[IOStep, object, bool]:
+        """Sleep ``seconds`` (in slices that renew the lease, if any); ``False`` on a stop request."""
+        if self._stop_requested():
+            return False
+        log.debug("waiting %.1f s (%s)", seconds, reason)
+        step = seconds if self._lease is None else self._lease.renew_every
+        remaining = seconds
+        while True:
+            yield Sleep(min(step, remaining), reason)
+            remaining -= step
+            if self._stop_requested():
+                return False
+            if remaining <= 0:
+                return True
+            yield from self._hold()
 
     def _committed(self, state: PollState) -> None:
         self._state = state
@@ -150,6 +245,11 @@ class _PollerBase:
     def state(self) -> Optional[PollState]:
         """The last state saved to the checkpoint (``None`` before the poller started)."""
         return self._state
+
+    @property
+    def lease(self) -> Optional[Lease]:
+        """The lease this poller takes before polling (``None``: no lease)."""
+        return self._lease
 
     @property
     def checkpoint(self) -> Checkpoint:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Generator
 from types import TracebackType
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from typing_extensions import Unpack
 
+from .._errors import SportsPostsError
 from .._transport import APICall, Done, SyncRequester, advance
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, PollState, Sleep
-from ._base import PollerOptions, _PollerBase
+from ._algorithm import Commit, Deliver, PollState, Sleep, log
+from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase
+from ._lease import LeaseLostError
 
 __all__ = ["Poller"]
 
@@ -60,12 +62,20 @@ class Poller(_PollerBase):
         return next(self._run)
 
     def close(self) -> None:
-        """Commit the batch the consumer holds (it is done with it) and end the loop."""
+        """Commit the batch the consumer holds (it is done with it), end the loop and
+        release the lease, if any."""
         self.stop()
-        if self._pending is not None:
-            self._commit(self._pending)
-        if self._run is not None:
-            self._run.close()
+        try:
+            if self._pending is not None:
+                self._commit(self._pending)
+            if self._run is not None:
+                self._run.close()
+        finally:
+            if self._lease is not None and self._lease.token is not None:
+                try:
+                    self._lease.release()
+                except SportsPostsError as exc:  # it expires on its own within the TTL
+                    log.warning("lease %r not released: %s", self._lease.key, exc)
 
     def __enter__(self) -> Poller:
         return self
@@ -79,8 +89,24 @@ class Poller(_PollerBase):
         self.close()
 
     def _commit(self, state: PollState) -> None:
-        self._checkpoint.save(state)
+        try:
+            self._checkpoint.save(state)
+        except LeaseLostError:
+            self._pending = None  # the new holder delivers this batch again
+            raise
         self._committed(state)
+
+    def _load(self, token: Optional[int]) -> Optional[PollState]:
+        if token is not None:
+            self._checkpoint.fence(token)  # type: ignore[attr-defined]  # checked by _setup
+        return self._checkpoint.load()
+
+    def _lease_step(self, step: Union[Acquire, Renew]) -> object:
+        assert self._lease is not None
+        try:
+            return self._lease.acquire() if isinstance(step, Acquire) else self._lease.renew()
+        except SportsPostsError as exc:  # handed to the steps, which decide
+            return exc
 
     def _fetch(self, call: APICall[PostsResponse]) -> object:
         try:
@@ -91,7 +117,7 @@ class Poller(_PollerBase):
     def _drive(self) -> Generator[list[Post], None, None]:
         if self._stop_requested():
             return
-        steps = self._steps(self._checkpoint.load())
+        steps = self._steps()
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):
@@ -101,7 +127,11 @@ class Poller(_PollerBase):
                 elif isinstance(step, Deliver):
                     yield step.batch
                 elif isinstance(step, Commit):
-                    self._checkpoint.save(step.state)
+                    self._commit(step.state)
+                elif isinstance(step, Load):
+                    result = self._load(step.token)
+                elif isinstance(step, (Acquire, Renew)):
+                    result = self._lease_step(step)
                 else:
                     result = self._fetch(step)
                 step = advance(steps, result)

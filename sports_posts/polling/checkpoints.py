@@ -18,6 +18,7 @@ from typing import Any, Optional, Union
 from typing_extensions import Protocol, runtime_checkable
 
 from ._algorithm import CheckpointError, PollState
+from ._lease import LeaseLostError, fenced_out
 
 __all__ = [
     "Checkpoint",
@@ -130,8 +131,10 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-# KEYS[1] = hash; ARGV[1] = generation the saver last saw; ARGV[2] = state; ARGV[3] = next generation
+# KEYS[1] = hash; ARGV[1] = generation the saver last saw; ARGV[2] = state; ARGV[3] = next
+# generation; ARGV[4] = the saver's fencing token (0 without a lease): an older one is refused.
 _SAVE_SCRIPT = """
+if tonumber(redis.call('HGET', KEYS[1], 'fence') or '0') > tonumber(ARGV[4]) then return -1 end
 local current = redis.call('HGET', KEYS[1], 'generation')
 if current == false then current = '0' end
 if current ~= ARGV[1] then return 0 end
@@ -165,6 +168,7 @@ class RedisCheckpoint:
         self.key = key
         self._generation = 0
         self._script: Any = None
+        self._fence = 0
 
     def __repr__(self) -> str:
         return f"RedisCheckpoint(key={self.key!r})"
@@ -185,9 +189,27 @@ class RedisCheckpoint:
         if self._script is None:
             self._script = self._redis.register_script(_SAVE_SCRIPT)
         nxt = self._generation + 1
-        ok = self._script(keys=[self.key], args=[str(self._generation), state.to_json(), str(nxt)])
+        ok = self._script(keys=[self.key], args=[str(self._generation), state.to_json(), str(nxt), str(self._fence)])
+        if ok == -1:
+            raise LeaseLostError(f"redis key {self.key!r}: {fenced_out(self._fence)}")
         if not ok:
             raise CheckpointConflictError(
                 f"redis key {self.key!r} was saved by another worker; two pollers share one checkpoint"
             )
         self._generation = nxt
+
+    def fence(self, token: int) -> None:
+        """Carry ``token`` (a :class:`Lease`'s fencing token) on every later save, and make
+        the key refuse saves with older ones from now on (``LeaseLostError`` if it has
+        already seen a newer one)."""
+        if not self._redis.register_script(_FENCE_SCRIPT)(keys=[self.key], args=[str(token)]):
+            raise LeaseLostError(f"redis key {self.key!r}: {fenced_out(token)}")
+        self._fence = token
+
+
+# KEYS[1] = hash; ARGV[1] = fencing token: recorded unless a newer one is.
+_FENCE_SCRIPT = """
+if tonumber(redis.call('HGET', KEYS[1], 'fence') or '0') > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'fence', ARGV[1])
+return 1
+"""

@@ -1,0 +1,326 @@
+"""``CallBudget``: one per-minute rate and one monthly cap shared by every client and poller
+of an account, on Redis (one Lua script) or PostgreSQL (one ``UPDATE ... RETURNING``).
+
+A draw is made right before a request is sent; a refused draw raises
+:class:`BudgetExhaustedError` and nothing is sent. Both windows follow the store's clock (Redis
+``TIME``, PostgreSQL ``now()``), never a machine's, so skewed clocks across a fleet share one
+minute and one month. The month is the calendar month in UTC, the sandbox's billing cycle.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Generator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+from ._errors import ParameterError, SportsPostsError
+from ._stores import runner_for
+
+if TYPE_CHECKING:
+    from .models.account import AccountInformation
+
+__all__ = ["BudgetExhaustedError", "CallBudget"]
+
+log = logging.getLogger("sports_posts.budget")
+
+# The calendar month (YYYYMM) of a unix time, in Lua (Redis has no os.date): Hinnant's
+# civil_from_days.
+LUA_MONTH_OF = """
+local function month_of(secs)
+  local z = math.floor(secs / 86400) + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y * 100 + m
+end
+"""
+# The store's time, its minute and month, and the counts of KEYS[1] in those windows.
+_LUA_NOW = LUA_MONTH_OF + """
+local t = redis.call('TIME')
+local secs = tonumber(t[1])
+local now_ms = secs * 1000 + math.floor(tonumber(t[2]) / 1000)
+local month = month_of(secs)
+local minute = math.floor(secs / 60)
+local h = redis.call('HMGET', KEYS[1], 'minute', 'minute_used', 'month', 'month_used')
+local mu = 0
+if tonumber(h[1]) == minute then mu = tonumber(h[2]) end
+local mo = 0
+if tonumber(h[3]) == month then mo = tonumber(h[4]) end
+"""
+
+# KEYS[1] = budget hash; ARGV = per_minute, per_month (-1: no bound).
+# Returns {granted, server time in ms, month as YYYYMM, minute used, month used}.
+_REDIS_DRAW = _LUA_NOW + """
+local per_minute, per_month = tonumber(ARGV[1]), tonumber(ARGV[2])
+local granted = 1
+if (per_minute >= 0 and mu >= per_minute) or (per_month >= 0 and mo >= per_month) then granted = 0 end
+mu, mo = mu + granted, mo + granted
+redis.call('HSET', KEYS[1], 'minute', minute, 'minute_used', mu, 'month', month, 'month_used', mo)
+redis.call('PEXPIRE', KEYS[1], 40 * 86400 * 1000)
+return {granted, now_ms, month, mu, mo}
+"""
+
+# ARGV[1] = calls the account has used this month (from GET /account/information).
+_REDIS_SEED = _LUA_NOW + """
+mo = math.max(mo, tonumber(ARGV[1]))
+redis.call('HSET', KEYS[1], 'minute', minute, 'minute_used', mu, 'month', month, 'month_used', mo)
+redis.call('PEXPIRE', KEYS[1], 40 * 86400 * 1000)
+return {1, now_ms, month, mu, mo}
+"""
+
+_PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sports_posts_budget (
+    key text PRIMARY KEY,
+    minute bigint NOT NULL,
+    minute_used bigint NOT NULL,
+    month integer NOT NULL,
+    month_used bigint NOT NULL,
+    at_ms bigint NOT NULL,
+    granted boolean NOT NULL
+)
+"""
+
+# The row as it would be if it were new: the windows of the server's now() (its clock, not
+# a machine's), with INITIAL as the counters. ON CONFLICT turns it into an update of the key.
+_PG_UPSERT = """
+INSERT INTO sports_posts_budget AS b (key, minute, month, at_ms, minute_used, month_used, granted)
+SELECT %(key)s, floor(extract(epoch FROM now()) / 60)::bigint,
+       to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer,
+       (extract(epoch FROM now()) * 1000)::bigint, {initial}, true
+ON CONFLICT (key) DO UPDATE SET minute = EXCLUDED.minute, month = EXCLUDED.month, at_ms = EXCLUDED.at_ms,
+"""
+# A stored window other than the current one counts as empty.
+_MU = "(CASE WHEN b.minute = EXCLUDED.minute THEN b.minute_used ELSE 0 END)"
+_MO = "(CASE WHEN b.month = EXCLUDED.month THEN b.month_used ELSE 0 END)"
+_OK = (
+    f"((%(per_minute)s::bigint IS NULL OR {_MU} < %(per_minute)s::bigint)"
+    f" AND (%(per_month)s::bigint IS NULL OR {_MO} < %(per_month)s::bigint))"
+)
+_RETURNING = " RETURNING b.granted, b.at_ms, b.month, b.minute_used, b.month_used"
+
+# One statement: a concurrent draw waits for the row lock, and the SET is evaluated on the
+# row the other one left, so two draws never both take the last call. The first draw of a
+# key inserts the row (every bound is at least 1, so it is granted).
+_PG_DRAW = (
+    _PG_UPSERT.format(initial="1, 1")
+    + f" granted = {_OK}, minute_used = {_MU} + ({_OK})::integer, month_used = {_MO} + ({_OK})::integer"
+    + _RETURNING
+)
+_PG_SEED = (
+    _PG_UPSERT.format(initial="0, %(used)s::bigint")
+    + f" granted = true, minute_used = {_MU}, month_used = GREATEST({_MO}, %(used)s::bigint)"
+    + _RETURNING
+)
+
+
+class BudgetExhaustedError(SportsPostsError):
+    """A :class:`CallBudget` refused a draw: the call was not sent.
+
+    ``bound`` is ``"per_minute"`` or ``"per_month"``, ``limit`` its size, ``retry_after``
+    the seconds until it refills and ``refills_at`` when (the store's clock).
+    """
+
+    def __init__(self, bound: str, limit: int, retry_after: float, refills_at: datetime) -> None:
+        what = "calls per minute" if bound == "per_minute" else "calls this month"
+        super().__init__(
+            f"call budget spent: {limit} {what} ({bound}={limit}); it refills in "
+            f"{retry_after:.1f} s, at {refills_at.isoformat()}. Nothing was sent; raise "
+            f"CallBudget({bound}=...) if the account allows more"
+        )
+        self.bound = bound
+        self.limit = limit
+        self.retry_after = retry_after
+        self.refills_at = refills_at
+
+
+@dataclass(frozen=True)
+class Draw:
+    """What the store answered: granted or not, its clock, and both counters after the draw."""
+
+    granted: bool
+    now_ms: int
+    month: int
+    minute_used: int
+    month_used: int
+
+    def refusal(self, per_minute: Optional[int], per_month: Optional[int]) -> BudgetExhaustedError:
+        """The error of a refused draw: the monthly cap when it is spent, else the minute."""
+        now = datetime.fromtimestamp(self.now_ms / 1000, timezone.utc)
+        if per_month is not None and self.month_used >= per_month:
+            year, month = divmod(self.month, 100)
+            refills = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=timezone.utc)
+            return BudgetExhaustedError("per_month", per_month, (refills - now).total_seconds(), refills)
+        assert per_minute is not None  # a draw is refused only by a bound that is set
+        refills = datetime.fromtimestamp((self.now_ms // 60000 + 1) * 60, timezone.utc)
+        return BudgetExhaustedError("per_minute", per_minute, (refills - now).total_seconds(), refills)
+
+
+def _positive(name: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ParameterError(f"{name}: expected a positive integer or None, got {value!r}", parameter=name)
+    return value
+
+
+class CallBudget:
+    """The account's calls, counted once for the whole fleet: pass it as ``budget=`` to
+    every :class:`~sports_posts.SportsPosts` / :class:`~sports_posts.AsyncSportsPosts`.
+
+    ``store`` is a ``redis://`` or ``postgresql://`` URL, or a client the customer already
+    has (``redis.Redis``, ``redis.asyncio.Redis``, ``psycopg.Connection``,
+    ``psycopg.AsyncConnection``). Every process that names the same ``key`` shares the
+    counters, and should pass the same bounds. ``max_wait`` (seconds, default 0) lets a
+    client wait that long for the per-minute window to refill rather than raise; the
+    monthly cap is never waited for. Pollers always wait, with their own sleep.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        *,
+        per_minute: Optional[int] = None,
+        per_month: Optional[int] = None,
+        key: str = "sports_posts:budget",
+        max_wait: float = 0.0,
+        sleep: Optional[Callable[[float], None]] = None,
+        async_sleep: Optional[Callable[[float], Awaitable[None]]] = None,
+    ) -> None:
+        self.per_minute = _positive("per_minute", per_minute)
+        self.per_month = _positive("per_month", per_month)
+        if self.per_minute is None and self.per_month is None:
+            raise ParameterError("CallBudget needs per_minute=, per_month= or both", parameter="per_minute")
+        if not isinstance(key, str) or not key:
+            raise ParameterError("CallBudget: key must be a non-empty string", parameter="key")
+        if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)) or not 0 <= max_wait < float("inf"):
+            raise ParameterError(f"max_wait: expected seconds >= 0, got {max_wait!r}", parameter="max_wait")
+        self.key = key
+        self.max_wait = float(max_wait)
+        self._sleep = sleep or time.sleep
+        self._async_sleep = async_sleep
+        self._runner = runner_for(store, what="CallBudget", schema=_PG_SCHEMA)
+
+    def __repr__(self) -> str:
+        return (
+            f"CallBudget({self._runner!r}, key={self.key!r}, per_minute={self.per_minute}, "
+            f"per_month={self.per_month})"
+        )
+
+    # -- the statement of each engine, and what its answer means (no I/O) ----------------
+
+    def _draw_statement(self) -> tuple[str, tuple[str, ...], Any]:
+        if self._runner.engine == "redis":
+            return _REDIS_DRAW, (self.key,), (_or_minus(self.per_minute), _or_minus(self.per_month))
+        return _PG_DRAW, (), {"key": self.key, "per_minute": self.per_minute, "per_month": self.per_month}
+
+    def _seed_statement(self, used: int) -> tuple[str, tuple[str, ...], Any]:
+        if self._runner.engine == "redis":
+            return _REDIS_SEED, (self.key,), (used,)
+        return _PG_SEED, (), {"key": self.key, "used": used}
+
+    def _wait_or_raise(self, draw: Draw) -> float:
+        """Seconds to wait before drawing again (within ``max_wait``), or the refusal raised."""
+        refusal = draw.refusal(self.per_minute, self.per_month)
+        if refusal.bound == "per_minute" and refusal.retry_after <= self.max_wait:
+            log.info("call budget: %s; waiting %.1f s", refusal, refusal.retry_after)
+            return refusal.retry_after
+        raise refusal
+
+    # -- I/O ---------------------------------------------------------------------------
+
+    def try_acquire(self) -> Draw:
+        """Draw one call if both bounds allow it; the store's answer either way."""
+        return _draw(self._runner.run(*self._draw_statement()))
+
+    async def try_acquire_async(self) -> Draw:
+        return _draw(await self._runner.run_async(*self._draw_statement()))
+
+    def _acquire_steps(self) -> Generator[Optional[float], Optional[Draw], None]:
+        """The draw and its waits, without I/O: yields ``None`` for a draw (answered with
+        the store's :class:`Draw`) and seconds to sleep (answered with ``None``)."""
+        waited = 0.0
+        while True:
+            draw = yield None
+            assert draw is not None
+            if draw.granted:
+                return
+            seconds = self._wait_or_raise(draw)
+            if waited + seconds > self.max_wait:
+                raise draw.refusal(self.per_minute, self.per_month)
+            waited += seconds
+            yield seconds
+
+    def acquire(self) -> None:
+        """Draw one call or raise :class:`BudgetExhaustedError` (waiting up to ``max_wait``)."""
+        steps, answer = self._acquire_steps(), None
+        while True:
+            try:
+                wait = steps.send(answer)
+            except StopIteration:
+                return
+            if wait is None:
+                answer = self.try_acquire()
+            else:
+                self._sleep(wait)
+                answer = None
+
+    async def acquire_async(self) -> None:
+        """:meth:`acquire` for async clients (the wait, if any, is awaited)."""
+        import asyncio
+
+        sleep = self._async_sleep or asyncio.sleep
+        steps, answer = self._acquire_steps(), None
+        while True:
+            try:
+                wait = steps.send(answer)
+            except StopIteration:
+                return
+            if wait is None:
+                answer = await self.try_acquire_async()
+            else:
+                await sleep(wait)
+                answer = None
+
+    def seed(self, used: Union[int, AccountInformation]) -> Draw:
+        """Set this month's count to at least ``used``: calls the account spent before the
+        budget existed, from ``client.account.information()`` (a free call) or a number."""
+        return _draw(self._runner.run(*self._seed_statement(_used(used))))
+
+    async def seed_async(self, used: Union[int, AccountInformation]) -> Draw:
+        return _draw(await self._runner.run_async(*self._seed_statement(_used(used))))
+
+    def close(self) -> None:
+        """Close the connection made from a URL."""
+        self._runner.close()
+
+    async def aclose(self) -> None:
+        await self._runner.aclose()
+
+
+def _or_minus(bound: Optional[int]) -> int:
+    return -1 if bound is None else bound
+
+
+def _used(value: Any) -> int:
+    usage = getattr(value, "usage", None)
+    if usage is not None:
+        value = usage.current_calls
+        if value is None:
+            raise ParameterError("account information has no usage.current_calls to seed from", parameter="used")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ParameterError(f"seed: expected calls used (an integer >= 0), got {value!r}", parameter="used")
+    return value
+
+
+def _draw(row: Any) -> Draw:
+    granted, now_ms, month, minute_used, month_used = (int(v) for v in row)
+    return Draw(bool(granted), now_ms, month, minute_used, month_used)
+

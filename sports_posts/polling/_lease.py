@@ -1,0 +1,194 @@
+"""``Lease``: at most one live poller per feed in the whole fleet, on Redis or PostgreSQL.
+
+A lease is not a lock: a paused process can wake up after its lease expired and another
+took over. So every lease taken comes with a fencing token, a number that only grows, and
+the checkpoint refuses a save carrying a token lower than one it has seen (Kleppmann, "How
+to do distributed locking"). Expiry follows the store's clock (Redis ``PX``, PostgreSQL
+``clock_timestamp()``), never a machine's.
+
+On PostgreSQL a lease *row* (holder, expiry, token) is used rather than an advisory lock:
+an advisory lock belongs to a session, so a paused process keeps it for as long as its
+connection lives (no expiry, no takeover), and a transaction-mode pooler breaks it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from .._errors import ParameterError
+from .._stores import runner_for
+from ._algorithm import CheckpointError
+
+__all__ = ["Lease", "LeaseLostError", "fenced_out"]
+
+
+class LeaseLostError(CheckpointError):
+    """This poller no longer holds its lease (or its fencing token is older than the one the
+    checkpoint has seen): another poller took the feed over. It stopped before delivering
+    or saving anything; the batch it held, if any, is delivered again by the new holder."""
+
+
+def fenced_out(token: int) -> str:
+    """Why a fenced checkpoint refused a save or a fence (the words of every store)."""
+    return (
+        f"fencing token {token} is older than the one stored: another poller took the lease "
+        "over, so this one must not save (its batch is delivered again by the new holder)"
+    )
+
+
+# KEYS[1] = lease, KEYS[2] = fencing counter (never expires, so tokens only grow);
+# ARGV[1] = holder, ARGV[2] = ttl in ms. SET NX PX takes a free lease atomically.
+_REDIS_ACQUIRE = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('INCR', KEYS[2])
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return tonumber(redis.call('GET', KEYS[2]) or '0')
+end
+return 0
+"""
+# Compare-and-pexpire: only the holder extends, and only a lease that has not expired.
+_REDIS_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+# Compare-and-delete: a holder never frees a lease another poller has taken since.
+_REDIS_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_PG_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sports_posts_leases (
+    key text PRIMARY KEY,
+    holder text NOT NULL,
+    expires_at timestamptz NOT NULL,
+    token bigint NOT NULL
+)
+"""
+_PG_EXPIRY = "clock_timestamp() + %(ttl_ms)s * interval '1 millisecond'"
+# Take a free or expired lease (a new token), or extend our own live one (the same token).
+_PG_ACQUIRE = f"""
+INSERT INTO sports_posts_leases AS l (key, holder, expires_at, token)
+VALUES (%(key)s, %(holder)s, {_PG_EXPIRY}, 1)
+ON CONFLICT (key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at,
+    token = CASE WHEN l.holder = EXCLUDED.holder AND l.expires_at > clock_timestamp()
+                 THEN l.token ELSE l.token + 1 END
+WHERE l.expires_at <= clock_timestamp() OR l.holder = EXCLUDED.holder
+RETURNING token
+"""
+_PG_RENEW = f"""
+UPDATE sports_posts_leases SET expires_at = {_PG_EXPIRY}
+WHERE key = %(key)s AND holder = %(holder)s AND expires_at > clock_timestamp()
+RETURNING token
+"""
+# The row stays (with its token) so the next holder's token is still higher.
+_PG_RELEASE = """
+UPDATE sports_posts_leases SET expires_at = '-infinity'
+WHERE key = %(key)s AND holder = %(holder)s
+RETURNING token
+"""
+
+
+class Lease:
+    """One poller per ``key`` across every process that names the same store and key.
+
+    Pass it as ``lease=`` to :class:`~sports_posts.Poller` or
+    :class:`~sports_posts.AsyncPoller` together with a checkpoint that checks fencing
+    tokens (:class:`~sports_posts.RedisCheckpoint` or
+    :class:`~sports_posts.polling.PostgresCheckpoint`). ``store`` is a ``redis://`` or
+    ``postgresql://`` URL or a client the customer already has. ``ttl`` (seconds) is how long
+    a dead holder blocks the feed; the holder renews every ``ttl / 3``.
+    """
+
+    def __init__(self, store: Any, *, key: str = "sports_posts:poll", ttl: float = 15.0) -> None:
+        # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
+        if not isinstance(key, str) or not key:
+            raise ParameterError("Lease: key must be a non-empty string", parameter="key")
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
+            raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
+        self.key = key
+        self.ttl = float(ttl)
+        import socket  # here, not at import: most pollers run without a lease
+
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        """Who holds the lease, as stored: host, process id and a random suffix."""
+        self.token: Optional[int] = None
+        """The fencing token of the lease held, ``None`` while not held."""
+        self._runner = runner_for(store, what=f"Lease {key!r}", schema=_PG_SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"Lease({self._runner!r}, key={self.key!r}, ttl={self.ttl}, token={self.token})"
+
+    @property
+    def renew_every(self) -> float:
+        """Seconds between renewals while the poller waits: a third of the TTL, so one
+        failed renewal still leaves time for the next before the lease expires."""
+        return self.ttl / 3
+
+    def _statement(self, which: str) -> tuple[str, tuple[str, ...], Any]:
+        ttl_ms = int(self.ttl * 1000)
+        if self._runner.engine == "redis":
+            source = {"acquire": _REDIS_ACQUIRE, "renew": _REDIS_RENEW, "release": _REDIS_RELEASE}[which]
+            # Beside the checkpoint of the same key, never on it: "<key>:lease" and "<key>:fence".
+            return source, (self.key + ":lease", self.key + ":fence"), (self.holder, ttl_ms)
+        sql = {"acquire": _PG_ACQUIRE, "renew": _PG_RENEW, "release": _PG_RELEASE}[which]
+        return sql, (), {"key": self.key, "holder": self.holder, "ttl_ms": ttl_ms}
+
+    def _answer(self, which: str, reply: Any) -> Any:
+        """The meaning of a store's reply: the token taken, whether a renewal held."""
+        if self._runner.engine == "redis":
+            value = int(reply or 0)
+        else:
+            value = 0 if reply is None else int(reply[0])
+        if which == "acquire":
+            self.token = value or None
+            return self.token
+        if which == "renew":
+            if not value:
+                self.token = None
+            return bool(value)
+        self.token = None
+        return None
+
+    def _run(self, which: str) -> Any:
+        return self._answer(which, self._runner.run(*self._statement(which)))
+
+    async def _run_async(self, which: str) -> Any:
+        return self._answer(which, await self._runner.run_async(*self._statement(which)))
+
+    def acquire(self) -> Optional[int]:
+        """Take the lease if it is free or expired: its fencing token, or ``None`` while
+        another poller holds it."""
+        result: Optional[int] = self._run("acquire")
+        return result
+
+    async def acquire_async(self) -> Optional[int]:
+        result: Optional[int] = await self._run_async("acquire")
+        return result
+
+    def renew(self) -> bool:
+        """Extend the lease by ``ttl``; ``False`` when it expired or another poller holds it."""
+        return bool(self._run("renew"))
+
+    async def renew_async(self) -> bool:
+        return bool(await self._run_async("renew"))
+
+    def release(self) -> None:
+        """Free the lease at once (a standby takes over without waiting for the TTL)."""
+        self._run("release")
+
+    async def release_async(self) -> None:
+        await self._run_async("release")
+
+    def close(self) -> None:
+        """Close the connection made from a URL."""
+        self._runner.close()
+
+    async def aclose(self) -> None:
+        await self._runner.aclose()
