@@ -8,7 +8,7 @@ awaitable one).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Callable, Generic, Optional, TypeVar, Union
 
 from typing_extensions import Unpack
@@ -18,7 +18,7 @@ from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilter
 from .._transport import AsyncRequester, RequestOptions, SyncRequester
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
-from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Poller
+from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Lease, Poller
 from ._base import Resource
 
 __all__ = ["AsyncPosts", "PostFiltersOptions", "PostModes", "Posts", "PostsListOptions"]
@@ -97,10 +97,13 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         checkpoint: Optional[Checkpoint] = None,
         lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
         max_calls_per_day: Optional[int] = None,
+        clock: Optional[Callable[[], datetime]] = None,
+        lease: Optional[Lease] = None,
         **filters: Unpack[PollFilters],
     ) -> PollerT:
         """New posts matching ``filters``, each once, in batches oldest first:
-        ``for batch in poller`` (async: ``async for``)."""
+        ``for batch in poller`` (async: ``async for``). ``clock`` and ``lease`` are the
+        poller's own options: the current time, and one live poller per feed in a fleet."""
         return self._poller(
             self._client,
             since=since,
@@ -108,6 +111,8 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
             checkpoint=checkpoint,
             lookback=lookback,
             max_calls_per_day=max_calls_per_day,
+            clock=clock,
+            lease=lease,
             filters=filters,
         )
 
