@@ -10,7 +10,8 @@ starts with ``sports_posts_``. See docs/testing.md.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
@@ -133,12 +134,35 @@ def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSp
         yield client
     finally:
         # Nothing is pooled, so closing in a fresh loop touches no socket of the test's loop.
-        asyncio.run(_aclose(client, http))
+        _run_in_fresh_loop(lambda: _aclose(client, http))
 
 
 async def _aclose(client: AsyncSportsPosts, http: Any) -> None:
     await client.aclose()
     await http.aclose()
+
+
+def _run_in_fresh_loop(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``asyncio.run`` here, or in a thread when this thread already runs a loop (a plugin
+    that tears fixtures down inside its loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(make())
+        return
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(make())
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="sports-posts-aclose")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 @pytest.fixture
