@@ -62,7 +62,8 @@ def choose_target(sandbox: Optional[bool] = None, environ: Optional[Mapping[str,
         raise ParameterError(f"sandbox must be True, False or None, got {sandbox!r}", parameter="sandbox")
     if sandbox:
         if url is not None:
-            warnings.warn(f"sandbox=True: {URL_ENV} is set but ignored", UserWarning, stacklevel=2)
+            warnings.warn(f"a sandbox was asked for (sandbox=True, --sandbox): {URL_ENV} is set but ignored",
+                          UserWarning, stacklevel=2)
         sandbox_key = key if key is not None and key.startswith(SANDBOX_KEY_PREFIX) else None
         return Target(None, sandbox_key, "a sandbox was asked for")
     if url is not None:
