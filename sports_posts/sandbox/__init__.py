@@ -5,7 +5,7 @@ Needs the ``sandbox`` extra (starlette and uvicorn). See docs/sandbox.md.
 
 from __future__ import annotations
 
-from ._connect import SANDBOX_KEY_PREFIX, aconnect, connect
+from ._connect import aconnect, connect
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig
 from .sender import Delivery, DeliveryAttempt, Subscription, sign
@@ -14,7 +14,6 @@ from .world import Game, Player, Post, Team, World
 
 __all__ = [
     "AUTHOR_SHAPES",
-    "SANDBOX_KEY_PREFIX",
     "BurstLimit",
     "ChaosSettings",
     "Clock",

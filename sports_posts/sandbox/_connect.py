@@ -52,8 +52,8 @@ def choose_target(sandbox: Optional[bool] = None, environ: Optional[Mapping[str,
     """Decide between the service and a sandbox, without starting anything.
 
     ``sandbox=True`` always starts one; ``sandbox=False`` never does; ``None`` starts one only
-    when the environment has no key or a key starting with :data:`SANDBOX_KEY_PREFIX`. A key
-    without a base URL is a :class:`SportsPostsError` that names ``SPORTS_POSTS_BASE_URL``.
+    when the environment has no key or a key starting with `SANDBOX_KEY_PREFIX`. A key
+    without a base URL is a `SportsPostsError` that names ``SPORTS_POSTS_BASE_URL``.
     """
     env = os.environ if environ is None else environ
     key = (env.get(KEY_ENV) or "").strip() or None
@@ -110,7 +110,7 @@ def _check_sandbox_options(options: Mapping[str, Any]) -> None:
 def open_target(target: Target, sandbox_options: Optional[Mapping[str, Any]] = None) -> Iterator[tuple[str, str]]:
     """``(api_key, base_url)`` of the target; a sandbox runs for the duration of the block.
 
-    ``sandbox_options`` go to :class:`Sandbox` and are ignored for the service.
+    ``sandbox_options`` go to `Sandbox` and are ignored for the service.
     """
     options = dict(sandbox_options or {})
     _check_sandbox_options(options)
@@ -133,11 +133,13 @@ def open_target(target: Target, sandbox_options: Optional[Mapping[str, Any]] = N
 
 @contextlib.contextmanager
 def connect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> Iterator[SportsPosts]:
-    """``with connect() as client:`` a :class:`SportsPosts` of the service or of a sandbox.
+    """``with connect() as client:`` a [`SportsPosts`][sports_posts.SportsPosts] of the service
+    or of a sandbox.
 
     The service named by ``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL``; a sandbox for
-    the block with ``sandbox=True``, with no key in the environment, or with a sandbox key
-    (see :func:`choose_target`). ``sandbox_options`` go to :class:`Sandbox` (``seed=``,
+    the block only with ``sandbox=True``, with no key in the environment, or with a key
+    starting with ``sp_sandbox_``. A key without a base URL raises ``SportsPostsError``.
+    ``sandbox_options`` go to [`Sandbox`][sports_posts.sandbox.Sandbox] (``seed=``,
     ``posts_per_minute=``, ...). Which one it is goes to the ``sports_posts`` logger.
     """
     target = choose_target(sandbox)
@@ -148,7 +150,7 @@ def connect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> Iterat
 
 @contextlib.asynccontextmanager
 async def aconnect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> AsyncIterator[AsyncSportsPosts]:
-    """``async with aconnect() as client:`` the async twin of :func:`connect`."""
+    """``async with aconnect() as client:`` the async twin of [`connect`][sports_posts.sandbox.connect]."""
     target = choose_target(sandbox)
     with open_target(target, sandbox_options) as (key, url):
         async with AsyncSportsPosts(api_key=key, base_url=url) as client:

@@ -47,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @dataclass(frozen=True)
 class SentStory:
-    """What :func:`sports_posts_send_story` sent and how the receiver answered each attempt."""
+    """What `sports_posts_send_story` sent and how the receiver answered each attempt."""
 
     payloads: list[dict[str, Any]]
     """The ``breaking_news`` payload, then its ``breaking_news.update`` when one was sent."""
@@ -108,7 +108,7 @@ def sports_posts_env(sports_posts_sandbox: Sandbox, monkeypatch: pytest.MonkeyPa
 
 @pytest.fixture
 def sports_posts_client(sports_posts_sandbox: Sandbox) -> Iterator[SportsPosts]:
-    """A :class:`SportsPosts` bound to the test's sandbox."""
+    """A `SportsPosts` bound to the test's sandbox."""
     from sports_posts import SportsPosts
 
     with SportsPosts(api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url) as client:
@@ -117,7 +117,7 @@ def sports_posts_client(sports_posts_sandbox: Sandbox) -> Iterator[SportsPosts]:
 
 @pytest.fixture
 def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSportsPosts]:
-    """An :class:`AsyncSportsPosts` bound to the test's sandbox, usable from any event loop.
+    """An `AsyncSportsPosts` bound to the test's sandbox, usable from any event loop.
 
     It keeps no connection between calls, so a test may use it under pytest-asyncio, anyio
     or ``asyncio.run`` (even several times) and no connection outlives the loop it was made on.
@@ -175,7 +175,7 @@ def sports_posts_webhook_secret() -> str:
 def sports_posts_webhook_request(sports_posts_webhook_secret: str) -> Callable[..., SignedRequest]:
     """``make(event="breaking_news", *, payload=None, secret=None, **data)``: a request as the
     service signs it (``.body`` bytes, ``.headers``) for your receiver, signed with
-    :func:`sports_posts.webhooks.sign_payload`; ``data`` overrides fields of the sample payload."""
+    `sports_posts.webhooks.sign_payload`; ``data`` overrides fields of the sample payload."""
     from sports_posts.webhooks import build_test_request, sample_payload
 
     def make(
@@ -198,7 +198,7 @@ def sports_posts_send_story(
     """``send(target, *, path="/", league="NFL", update=None, secret=None, timeout=30, **news)``:
     a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
     webhook sender to ``target``, your receiver's URL or ASGI app (served on loopback for the
-    call, POSTed at ``path``), retried as the service retries; returns a :class:`SentStory`
+    call, POSTed at ``path``), retried as the service retries; returns a `SentStory`
     once every delivery ended. ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
     news_status, ...)."""
     from sports_posts.testing import serve_asgi

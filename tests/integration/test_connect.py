@@ -22,8 +22,8 @@ from sports_posts import (
     SportsPostsError,
 )
 from sports_posts.polling import MemoryCheckpoint, Poller
-from sports_posts.sandbox import SANDBOX_KEY_PREFIX, Sandbox, aconnect, connect
-from sports_posts.sandbox._connect import choose_target
+from sports_posts.sandbox import Sandbox, aconnect, connect
+from sports_posts.sandbox._connect import SANDBOX_KEY_PREFIX, choose_target
 from sports_posts.webhooks import WebhookReceiver, build_test_request, sample_payload
 
 REAL_KEY = "sk_customer_real_key_123"
