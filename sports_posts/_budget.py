@@ -2,7 +2,7 @@
 of an account, on Redis (one Lua script) or PostgreSQL (one ``UPDATE ... RETURNING``).
 
 A draw is made right before a request is sent; a refused draw raises
-:class:`BudgetExhaustedError` and nothing is sent. Both windows follow the store's clock (Redis
+``BudgetExhaustedError`` and nothing is sent. Both windows follow the store's clock (Redis
 ``TIME``, PostgreSQL ``now()``), never a machine's, so skewed clocks across a fleet share one
 minute and one month. The month is the calendar month in UTC, the sandbox's billing cycle.
 """
@@ -122,7 +122,7 @@ _PG_SEED = (
 
 
 class BudgetExhaustedError(SportsPostsError):
-    """A :class:`CallBudget` refused a draw: the call was not sent.
+    """A ``CallBudget`` refused a draw: the call was not sent.
 
     ``bound`` is ``"per_minute"`` or ``"per_month"``, ``limit`` its size, ``retry_after``
     the seconds until it refills and ``refills_at`` when (the store's clock).
@@ -173,7 +173,7 @@ def _positive(name: str, value: Any) -> Optional[int]:
 
 class CallBudget:
     """The account's calls, counted once for the whole fleet: pass it as ``budget=`` to
-    every :class:`~sports_posts.SportsPosts` / :class:`~sports_posts.AsyncSportsPosts`.
+    every ``sports_posts.SportsPosts`` / ``sports_posts.AsyncSportsPosts``.
 
     ``store`` is a ``redis://`` or ``postgresql://`` URL, or a client the customer already
     has (``redis.Redis``, ``redis.asyncio.Redis``, ``psycopg.Connection``,
@@ -245,7 +245,7 @@ class CallBudget:
 
     def _acquire_steps(self) -> Generator[Optional[float], Optional[Draw], None]:
         """The draw and its waits, without I/O: yields ``None`` for a draw (answered with
-        the store's :class:`Draw`) and seconds to sleep (answered with ``None``)."""
+        the store's ``Draw``) and seconds to sleep (answered with ``None``)."""
         waited = 0.0
         while True:
             draw = yield None
@@ -259,7 +259,7 @@ class CallBudget:
             yield seconds
 
     def acquire(self) -> None:
-        """Draw one call or raise :class:`BudgetExhaustedError` (waiting up to ``max_wait``)."""
+        """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``)."""
         steps, answer = self._acquire_steps(), None
         while True:
             try:
@@ -273,7 +273,7 @@ class CallBudget:
                 answer = None
 
     async def acquire_async(self) -> None:
-        """:meth:`acquire` for async clients (the wait, if any, is awaited)."""
+        """``acquire`` for async clients (the wait, if any, is awaited)."""
         import asyncio
 
         sleep = self._async_sleep or asyncio.sleep

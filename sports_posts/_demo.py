@@ -6,16 +6,15 @@ shows minutes of live traffic in a few seconds and prints the same thing every r
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from ._client import SportsPosts
 from ._format import format_post
 from .models.post import Post
 from .polling import MemoryCheckpoint, Poller
+from .testing import serve_asgi
 
 __all__ = ["run_demo"]
 
@@ -59,28 +58,6 @@ class _LoseFirstAnswer:
         await self.app(scope, receive, swallow)
         await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": b"proxy error"})
-
-
-def _serve(app: Any) -> tuple[str, Callable[[], None]]:
-    """Serve an ASGI app on a free loopback port in a thread; returns (url, stop)."""
-    import uvicorn
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=5)
-        sock.close()
-
-    return f"http://127.0.0.1:{port}/webhooks", stop
 
 
 def run_demo(out: TextIO, *, seed: int = 7) -> int:
@@ -157,16 +134,15 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
         # sent_at is stamped on the sandbox's manual clock: the replay window reads the same one.
         receiver = WebhookReceiver(SECRET, handled.append, store=store, clock=lambda: sb.now().timestamp())
         proxy = _LoseFirstAnswer(WebhookASGIApp(receiver))
-        url, stop_server = _serve(proxy)
         try:
-            sb.subscribe(url, SECRET, leagues=["NFL"])
-            first = sb.send_breaking_news("NFL", news_type="injury", alt_sources=2)
-            sb.drain_deliveries(timeout=20)
-            update = sb.send_update(first["data"]["event_id"], whats_new="MRI confirms a high ankle sprain")
-            sb.drain_deliveries(timeout=20)
-            receiver.wait_idle(timeout=10)
+            with serve_asgi(proxy, lifespan="off") as root:
+                sb.subscribe(root + "/webhooks", SECRET, leagues=["NFL"])
+                first = sb.send_breaking_news("NFL", news_type="injury", alt_sources=2)
+                sb.drain_deliveries(timeout=20)
+                update = sb.send_update(first["data"]["event_id"], whats_new="MRI confirms a high ankle sprain")
+                sb.drain_deliveries(timeout=20)
+                receiver.wait_idle(timeout=10)
         finally:
-            stop_server()
             receiver.close()
         attempts = sb.deliveries
         for attempt in attempts:

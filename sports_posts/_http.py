@@ -3,7 +3,7 @@
 The SDK runs on httpx or on its maintained fork httpx2 (the same API under the module name
 ``httpx2``). The rest of the package names neither library: it imports the types below for
 annotations (httpx's, which httpx2 mirrors), and takes the classes a client really uses
-from that client's :class:`Stack`.
+from that client's ``Stack``.
 
 Which stack: the one of an injected ``http_client``; otherwise the one named by
 ``SPORTS_POSTS_HTTP_STACK`` (``httpx`` or ``httpx2``); otherwise httpx2 when it is

@@ -3,7 +3,7 @@
 The lease, the fenced checkpoint and the call budget each decide in a Lua script or one SQL
 statement; this module only runs those statements. Each runner takes a URL (clients made on
 first use) or a client the customer already has, turns every driver failure into a
-:class:`CoordinationError` with any password scrubbed, and imports its driver only here.
+``CoordinationError`` with any password scrubbed, and imports its driver only here.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class _Runner:
             self._sync = None
 
     async def aclose(self) -> None:
-        """:meth:`close`, and the async client made from a URL."""
+        """``close``, and the async client made from a URL."""
         self.close()
         if self._url is not None and self._async is not None:
             await getattr(self._async, self._async_close)()
@@ -85,7 +85,7 @@ class RedisRunner(_Runner):
     """Runs Lua scripts on a ``redis://`` URL, a ``redis.Redis`` or a ``redis.asyncio.Redis``.
 
     A sync client serves the async methods through a worker thread; an async client cannot
-    serve the sync ones (a :class:`ParameterError` says so).
+    serve the sync ones (a ``ParameterError`` says so).
     """
 
     engine = "redis"
@@ -134,7 +134,7 @@ class RedisRunner(_Runner):
             raise self._failed(exc) from None
 
     async def run_async(self, source: str, keys: Sequence[str], args: Any) -> Any:
-        """:meth:`run` on the event loop (an async client) or in a worker thread (a sync one)."""
+        """``run`` on the event loop (an async client) or in a worker thread (a sync one)."""
         if self._async is None and (self._sync is not None or self._url is None):
             import anyio.to_thread
 
@@ -206,7 +206,7 @@ class PostgresRunner(_Runner):
             raise self._failed(exc) from None
 
     async def run_async(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
-        """:meth:`run` on the event loop (an async connection) or in a worker thread."""
+        """``run`` on the event loop (an async connection) or in a worker thread."""
         if self._async is None and (self._sync is not None or self._url is None):
             import anyio.to_thread
 
@@ -240,7 +240,7 @@ def _import(module: str, what: str) -> Any:
 
 
 def runner_for(url_or_client: Any, *, what: str, schema: str) -> Any:
-    """A :class:`RedisRunner` or :class:`PostgresRunner`, chosen by URL scheme or client type."""
+    """A ``RedisRunner`` or ``PostgresRunner``, chosen by URL scheme or client type."""
     if isinstance(url_or_client, str):
         scheme = url_or_client.split(":", 1)[0].lower()
         if scheme in ("redis", "rediss", "unix"):

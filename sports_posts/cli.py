@@ -1,24 +1,27 @@
 """The ``sports-posts`` command: a sandbox, the demo, and the endpoints from a shell.
 
-It talks to the real service when ``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL``
-are set, else to an embedded sandbox, and says which on stderr.
+It talks to the service named by ``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL``,
+or to an embedded sandbox when asked for (``--sandbox``, no key, or a sandbox key), and
+says which on stderr. Only this module and the demo print; the library logs and warns.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
 from ._client import SportsPosts
 from ._errors import SportsPostsError
-from ._format import format_post, one_line
+from ._format import align, cell, count, format_post, one_line, post_header
 from ._version import __version__
 from .models.post import Post
 
@@ -48,10 +51,20 @@ _POST_PARAMS: list[tuple[str, str, str]] = [
     ("sort", "str", "recent, trending or top"),
     ("since", "time", "only posts created after this time"),
     ("since_id", "str", "only posts created after this post"),
-    ("limit", "int", "posts per page, 1-100"),
     ("page", "int", "page to start from"),
 ]
 _POLLER_OWNS = {"since", "since_id", "page", "sort"}
+MAX_PAGE_SIZE = 100  # the larger of the spec's two documented maxima of `limit`
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
 
 
 def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
@@ -80,11 +93,21 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
 
 
 @contextlib.contextmanager
-def _connect(err: TextIO, *, seed: int = 7) -> Iterator[SportsPosts]:
-    """A client of the real service (from the environment) or of an embedded sandbox."""
-    from .sandbox import connect
+def _connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
+    """A client of the service the environment names, or of an embedded sandbox when asked
+    for; one line on stderr says which, so a script never mistakes one for the other."""
+    from .sandbox._connect import choose_target, open_target
 
-    with connect(log=err, seed=seed) as client:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        target = choose_target(True if args.sandbox else None)
+    for warning in caught:
+        print(f"sports-posts: warning: {warning.message}", file=err)
+    with open_target(target) as (key, url), SportsPosts(api_key=key, base_url=url) as client:
+        if target.sandbox:
+            print(f"sports-posts: using an embedded sandbox at {url} ({target.reason})", file=err)
+        else:
+            print(f"sports-posts: using the service at {url} (SPORTS_POSTS_BASE_URL)", file=err)
         yield client
 
 
@@ -96,34 +119,98 @@ def _print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
         print(post.model_dump_json() if as_json else format_post(post), file=out)
 
 
+def _wait(event: threading.Event, seconds: float) -> bool:
+    """Wait until ``event`` is set or ``seconds`` pass; True when set (tests replace this)."""
+    return event.wait(seconds)
+
+
+class _PollStatus:
+    """The poller's waits, with a status line on a terminal (feed, next call in N s, calls
+    spent) rewritten each second; a plain wait when stderr is not a terminal."""
+
+    def __init__(self, err: TextIO, feed: str, calls: Callable[[], int]) -> None:
+        self.err = err
+        self.feed = feed
+        self.calls = calls
+        self.stopped = threading.Event()
+        isatty = getattr(err, "isatty", None)
+        self.live = bool(isatty and isatty())
+
+    def sleep(self, seconds: float) -> None:
+        if not self.live:
+            _wait(self.stopped, seconds)
+            return
+        remaining = seconds
+        try:
+            while remaining > 0:
+                self.err.write(f"\r{self.feed}: next call in {math.ceil(remaining)} s, "
+                               f"{count(self.calls(), 'call')} spent\x1b[K")
+                self.err.flush()
+                step = min(1.0, remaining)
+                if _wait(self.stopped, step):
+                    break
+                remaining -= step
+        finally:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+def _feed(filters: dict[str, Any]) -> str:
+    """The poll command's feed in a few words: its filters, or trending."""
+    return " ".join(f"{name}={value}" for name, value in filters.items()) or "trending"
+
+
 # --------------------------------------------------------------------------- commands
 
 
 def _cmd_posts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    with _connect(err) as client:
-        page = client.posts.list(**_filters(args))
-        posts = list(page.iter_items(max_items=args.max_items, max_pages=args.pages))
+    # --limit is the number of posts wanted; each call asks for as many as it may (up to
+    # 100), so N <= 100 posts cost one call with `limit=N` on the wire.
+    page_size = args.page_size or min(args.limit, MAX_PAGE_SIZE)
+    calls = math.ceil(args.limit / page_size)
+    if calls > args.max_calls:
+        raise SportsPostsError(
+            f"--limit {args.limit} with --page-size {page_size} needs up to {count(calls, 'call')}, "
+            f"over --max-calls {args.max_calls}: raise --max-calls (or --page-size, up to {MAX_PAGE_SIZE})"
+        )
+    with _connect(args, err) as client:
+        page = client.posts.list(**_filters(args), limit=page_size)
+        posts = list(page.iter_items(max_items=args.limit, max_pages=calls))
+        if not args.json:
+            print(post_header(), file=out)
         _print_posts(posts, args.json, out)
-        print(f"{len(posts)} posts, {client.calls} call(s)", file=err)
+        print(f"{count(len(posts), 'post')}, {count(client.calls, 'call')}", file=err)
     return 0
 
 
 def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .polling import FileCheckpoint
+    from .polling import FileCheckpoint, Poller
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
-    skip = frozenset(_POLLER_OWNS)
-    with _connect(err) as client:
-        poller = client.posts.poll(
-            since=args.since, interval=args.interval, checkpoint=checkpoint, **_filters(args, skip=skip)
-        )
-        _stop_on_sigterm(poller.stop)
+    filters = _filters(args, skip=frozenset(_POLLER_OWNS))
+    status = _PollStatus(err, _feed(filters), lambda: poller.calls)
+    if args.page_size is not None:
+        filters["limit"] = args.page_size
+    with _connect(args, err) as client:
+        poller = Poller(client, since=args.since, interval=args.interval, checkpoint=checkpoint,
+                        filters=filters, sleep=status.sleep)
+
+        def stop() -> None:
+            poller.stop()
+            status.stop()
+
+        _stop_on_sigterm(stop)
         batches = 0
         try:
             # Ctrl-C inside the with-block leaves the batch being printed uncommitted, so a
             # restart prints it again rather than losing its unprinted half.
             with poller:
                 for batch in poller:
+                    if not args.json and batches == 0:
+                        print(post_header(), file=out)
                     _print_posts(batch, args.json, out)
                     out.flush()
                     batches += 1
@@ -131,7 +218,7 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         break
         except KeyboardInterrupt:
             pass
-        print(f"{batches} batch(es), {poller.calls} call(s)", file=err)
+        print(f"{count(batches, 'batch', 'batches')}, {count(poller.calls, 'call')}", file=err)
     return 0
 
 
@@ -141,13 +228,14 @@ def _stop_on_sigterm(stop: Callable[[], None]) -> None:
 
 
 def _cmd_account(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    with _connect(err) as client:
+    with _connect(args, err) as client:
         if args.x_ids:
             compliance = client.account.x_ids()
             if args.json:
                 print(compliance.model_dump_json(), file=out)
             else:
-                print(f"as of {compliance.as_of}: {len(compliance.ids_to_delete)} post id(s) to delete", file=out)
+                print(f"as of {compliance.as_of}: {count(len(compliance.ids_to_delete), 'post id')} to delete",
+                      file=out)
                 for post_id in compliance.ids_to_delete:
                     print(post_id, file=out)
             return 0
@@ -163,16 +251,28 @@ def _cmd_account(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_teams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    with _connect(err) as client:
-        teams = client.ids.teams(args.league, reference_id=args.reference_id, lookup=args.lookup)
-        for team in teams:
-            if args.json:
+    league = args.league_option or args.league
+    if not league or (args.league_option and args.league and args.league_option != args.league):
+        raise SportsPostsError("name one league: sports-posts teams --league NBA")
+    with _connect(args, err) as client:
+        teams = client.ids.teams(league, reference_id=args.reference_id, lookup=args.lookup)
+        if args.json:
+            for team in teams:
                 print(team.model_dump_json(), file=out)
-                continue
-            ref = f"  {args.reference_id}={team.reference}" if args.reference_id else ""
-            group = " / ".join(x for x in (team.conference, team.division) if x)
-            print(f"{team.service_id!s:>6}  {team.location} {team.name}  {group}{ref}", file=out)
-        print(f"{len(teams)} team(s)", file=err)
+        else:
+            header = ["service_id", "team", "conference", "division"]
+            if args.reference_id:
+                header.append(args.reference_id)
+            rows = [header]
+            for team in teams:
+                row = [str(team.service_id), f"{team.location} {team.name}", team.conference or "-",
+                       team.division or "-"]
+                if args.reference_id:
+                    row.append(str(team.reference if team.reference is not None else "-"))
+                rows.append(row)
+            for line in align(rows, right=[0]):
+                print(line, file=out)
+        print(count(len(teams), "team"), file=err)
     return 0
 
 
@@ -211,7 +311,8 @@ def webhook_listener_app(secret: str, out: TextIO) -> Any:
 
     def show(event: Any) -> None:
         data = event.data
-        line = f"{event.event:<20} {data.id}  {data.league or '-':<6} {data.news_type or '-':<12} {one_line(data.text, 70)}"
+        line = "  ".join([cell(event.event, 20), cell(str(data.id), 20), cell(data.league or "-", 7),
+                          cell(data.news_type or "-", 18), one_line(data.text, 70)])
         with lock:
             print(line, file=out, flush=True)
 
@@ -261,49 +362,73 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sports-posts",
-        description="Sports Posts from the command line. Uses SPORTS_POSTS_API_KEY and "
-        "SPORTS_POSTS_BASE_URL when set, else an embedded sandbox.",
+        description="Sports Posts from the command line. Uses the service named by "
+        "SPORTS_POSTS_API_KEY and SPORTS_POSTS_BASE_URL; --sandbox (or no key, or a key "
+        "starting with sp_sandbox_) uses an embedded sandbox instead.",
     )
     parser.add_argument("--version", action="version", version=f"sports-posts {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("sandbox", help="serve a local sandbox of the service")
-    p.add_argument("--port", type=int, default=8080)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--posts-per-minute", type=float, default=2.0)
-    p.add_argument("--author-shape", default="both", choices=["flat", "nested", "both", "mixed"])
+    # What every command that calls the service takes.
+    service = argparse.ArgumentParser(add_help=False)
+    service.add_argument("--sandbox", action="store_true",
+                         help="use an embedded sandbox, even when the environment names a service")
+
+    p = sub.add_parser("sandbox", help="serve a local sandbox of the service",
+                       description="Serve the whole service (and its /_sandbox admin routes) on "
+                       "127.0.0.1 until Ctrl-C or SIGTERM; prints its base URL and API key.")
+    p.add_argument("--port", type=int, default=8080, help="loopback port to listen on (default 8080)")
+    p.add_argument("--seed", type=int, default=7, help="seed of the world and the keys: same seed, same data (default 7)")
+    p.add_argument("--posts-per-minute", type=float, default=2.0,
+                   help="live posts that appear per minute (default 2; 0 = none)")
+    p.add_argument("--author-shape", default="both", choices=["flat", "nested", "both", "mixed"],
+                   help="author form of spec 2.1 in posts: flat fields, nested object, both, or alternating (default both)")
     p.set_defaults(run=_cmd_sandbox)
 
     p = sub.add_parser("demo", help="the end-to-end demo against an embedded sandbox")
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--seed", type=int, default=7, help="seed of the sandbox's world (default 7)")
     p.set_defaults(run=_cmd_demo)
 
-    p = sub.add_parser("posts", help="GET /posts with any filter")
+    p = sub.add_parser("posts", parents=[service], help="GET /posts with any filter",
+                       description="Print --limit posts (default 20) matching the filters, spending as few "
+                       "calls as that needs: one call for up to 100 posts.")
     _add_post_filters(p)
-    p.add_argument("--max-items", type=int, default=20, help="stop after this many posts (default 20)")
-    p.add_argument("--pages", type=int, default=None, help="fetch at most this many pages")
+    p.add_argument("--limit", type=_positive_int, default=20, help="how many posts to print (default 20)")
+    p.add_argument("--page-size", type=_positive_int, default=None,
+                   help=f"posts per call, 1-{MAX_PAGE_SIZE} (default: --limit, up to {MAX_PAGE_SIZE})")
+    p.add_argument("--max-calls", type=_positive_int, default=10,
+                   help="refuse, before any call, a --limit that needs more calls than this (default 10)")
     p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_posts)
 
-    p = sub.add_parser("poll", help="print new posts as they appear, each once")
+    p = sub.add_parser("poll", parents=[service], help="print new posts as they appear, each once",
+                       description="Print new posts as they appear, each once, oldest first. On a terminal "
+                       "a status line shows the feed, the next call and the calls spent.")
     _add_post_filters(p, skip=frozenset(_POLLER_OWNS))
     p.add_argument("--since", default=None, help="start here when the checkpoint is empty")
-    p.add_argument("--interval", type=float, default=60.0, help="seconds between cycles")
+    p.add_argument("--interval", type=float, default=60.0, help="seconds between cycles (default 60)")
+    p.add_argument("--page-size", type=_positive_int, default=None, help=f"posts per call, 1-{MAX_PAGE_SIZE}")
     p.add_argument("--checkpoint", default=None, help="a file that keeps the position across restarts")
-    p.add_argument("--max-batches", type=int, default=None, help="stop after this many batches")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--max-batches", type=_positive_int, default=None, help="stop after this many batches")
+    p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_poll)
 
-    p = sub.add_parser("account", help="account information (free), or --x-ids")
+    p = sub.add_parser("account", parents=[service], help="account information (free), or --x-ids")
     p.add_argument("--x-ids", action="store_true", help="the post ids to delete for compliance")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.set_defaults(run=_cmd_account)
 
-    p = sub.add_parser("teams", help="the teams of a league (GET /ids?entity=teams)")
-    p.add_argument("league")
-    p.add_argument("--reference-id", default=None, help="add this id column (nba_id, code, ...)")
-    p.add_argument("--lookup", default=None, help="only the team matching this value")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("teams", parents=[service], help="the teams of a league (GET /ids?entity=teams)",
+                       usage="sports-posts teams [-h] --league LEAGUE [--reference-id ID] [--lookup VALUE] "
+                       "[--json] [--sandbox]",
+                       description="The teams of a league, alphabetical by location.",
+                       epilog="example: sports-posts teams --league NBA --reference-id nba_id")
+    p.add_argument("--league", dest="league_option", metavar="LEAGUE", default=None,
+                   help="league code: NFL, NBA, MLB, NHL, ... (also accepted without --league)")
+    p.add_argument("league", nargs="?", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--reference-id", metavar="ID", default=None, help="add this id column (nba_id, code, ...)")
+    p.add_argument("--lookup", metavar="VALUE", default=None, help="only the team matching this value")
+    p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_teams)
 
     p = sub.add_parser("webhooks", help="verify a saved delivery, or listen for deliveries")
@@ -314,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--secret", default=None, help="signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
     w.set_defaults(run=_cmd_webhooks_verify)
     w = wsub.add_parser("listen", help="a local receiver that prints verified events")
-    w.add_argument("--port", type=int, default=8000)
+    w.add_argument("--port", type=int, default=8000, help="loopback port to listen on (default 8000)")
     w.add_argument("--secret", default=None, help="signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
     w.set_defaults(run=_cmd_webhooks_listen)
     return parser

@@ -45,7 +45,7 @@ class Renew:
 @dataclass(frozen=True)
 class Load:
     """Fence the checkpoint with ``token`` (when there is a lease), then load it: answer
-    with the stored :class:`PollState` or ``None``."""
+    with the stored ``PollState`` or ``None``."""
 
     token: Optional[int]
 

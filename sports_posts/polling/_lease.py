@@ -98,10 +98,10 @@ RETURNING token
 class Lease:
     """One poller per ``key`` across every process that names the same store and key.
 
-    Pass it as ``lease=`` to :class:`~sports_posts.Poller` or
-    :class:`~sports_posts.AsyncPoller` together with a checkpoint that checks fencing
-    tokens (:class:`~sports_posts.RedisCheckpoint` or
-    :class:`~sports_posts.polling.PostgresCheckpoint`). ``store`` is a ``redis://`` or
+    Pass it as ``lease=`` to ``sports_posts.Poller`` or
+    ``sports_posts.AsyncPoller`` together with a checkpoint that checks fencing
+    tokens (``sports_posts.RedisCheckpoint`` or
+    ``sports_posts.polling.PostgresCheckpoint``). ``store`` is a ``redis://`` or
     ``postgresql://`` URL or a client the customer already has. ``ttl`` (seconds) is how long
     a dead holder blocks the feed; the holder renews every ``ttl / 3``.
     """

@@ -41,10 +41,10 @@ class PostgresCheckpoint:
     """A checkpoint in the table ``sports_posts_checkpoints`` (created on first use), for
     fleets of workers (extra ``postgres``).
 
-    Like :class:`~sports_posts.RedisCheckpoint`: ``save`` is a compare-and-set on a
-    generation (:class:`CheckpointConflictError` when another worker saved since this one
-    loaded), and after :meth:`fence` every save carries the lease's fencing token, refused
-    with :class:`LeaseLostError` once a newer token has been seen. ``url_or_connection`` is
+    Like ``sports_posts.RedisCheckpoint``: ``save`` is a compare-and-set on a
+    generation (``CheckpointConflictError`` when another worker saved since this one
+    loaded), and after ``fence`` every save carries the lease's fencing token, refused
+    with ``LeaseLostError`` once a newer token has been seen. ``url_or_connection`` is
     a ``postgresql://`` URL or a ``psycopg.Connection`` (not closed by this class).
     """
 
@@ -84,7 +84,7 @@ class PostgresCheckpoint:
 
     def fence(self, token: int) -> None:
         """Carry ``token`` on every later save, and make the row refuse older ones from now
-        on (:class:`LeaseLostError` if it has already seen a newer one)."""
+        on (``LeaseLostError`` if it has already seen a newer one)."""
         if self._runner.run(_FENCE, (), {"key": self.key, "fence": token}) is None:
             raise LeaseLostError(f"checkpoint row {self.key!r}: {fenced_out(token)}")
         self._fence = token

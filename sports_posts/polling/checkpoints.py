@@ -199,7 +199,7 @@ class RedisCheckpoint:
         self._generation = nxt
 
     def fence(self, token: int) -> None:
-        """Carry ``token`` (a :class:`Lease`'s fencing token) on every later save, and make
+        """Carry ``token`` (a ``Lease``'s fencing token) on every later save, and make
         the key refuse saves with older ones from now on (``LeaseLostError`` if it has
         already seen a newer one)."""
         if not self._redis.register_script(_FENCE_SCRIPT)(keys=[self.key], args=[str(token)]):

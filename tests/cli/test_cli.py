@@ -43,33 +43,56 @@ def service(monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
 
 
 def test_posts_table_from_an_embedded_sandbox() -> None:
-    status, out, err = run("posts", "--leagues", "NBA", "--limit", "5", "--max-items", "5")
+    status, out, err = run("posts", "--leagues", "NBA", "--limit", "5")
     assert status == 0
-    lines = out.strip().splitlines()
+    header, *lines = out.strip().splitlines()
+    assert header.split()[:2] == ["created", "(UTC)"]
     assert len(lines) == 5 and all(" NBA " in line for line in lines)
-    assert "embedded sandbox" in err and "5 posts, 1 call(s)" in err
+    assert "embedded sandbox" in err and "5 posts, 1 call\n" in err
 
 
 def test_posts_json_lines_cross_pages() -> None:
-    status, out, err = run("posts", "--leagues", "NHL", "--limit", "3", "--max-items", "7", "--json",
+    status, out, err = run("posts", "--leagues", "NHL", "--page-size", "3", "--limit", "7", "--json",
                            "--highlight")
     assert status == 0
     posts = [json.loads(line) for line in out.strip().splitlines()]
     assert len(posts) == 7 and len({p["id"] for p in posts}) == 7
     assert all(p["league"] == "NHL" and p["highlight"] is True for p in posts)
-    assert "3 call(s)" in err
+    assert "7 posts, 3 calls" in err
 
 
 def test_uses_the_service_named_by_the_environment(service: Sandbox) -> None:
     before = service.calls()
-    status, out, err = run("posts", "--sports", "basketball", "--max-items", "2")
+    status, out, err = run("posts", "--sports", "basketball", "--limit", "2")
     assert status == 0 and service.base_url in err and "using the service" in err
     assert service.calls() == before + 1
 
 
+def test_a_key_without_a_base_url_is_an_error_not_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPORTS_POSTS_API_KEY", "sk_customer_real_key_123")
+    status, out, err = run("posts", "--limit", "1")
+    assert status == 1 and out == ""
+    assert "SPORTS_POSTS_BASE_URL" in err and "--sandbox" in err and "sk_customer_real_key_123" not in err
+    assert "embedded sandbox" not in err
+
+
+def test_sandbox_flag_asks_for_the_sandbox_explicitly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPORTS_POSTS_API_KEY", "sk_customer_real_key_123")
+    monkeypatch.setenv("SPORTS_POSTS_BASE_URL", "https://service.invalid/v1")
+    status, out, err = run("account", "--sandbox")
+    assert status == 0 and "plan" in out
+    assert "using an embedded sandbox" in err and "SPORTS_POSTS_BASE_URL is set but ignored" in err
+
+
+def test_a_sandbox_key_selects_a_sandbox_that_accepts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPORTS_POSTS_API_KEY", "sp_sandbox_ci_key")
+    status, out, err = run("teams", "--league", "NHL")
+    assert status == 0 and "SPORTS_POSTS_API_KEY is a sandbox key" in err and "32 teams" in err
+
+
 def test_bad_parameter_is_a_clear_error_and_sends_nothing(service: Sandbox) -> None:
     before = service.calls()
-    status, out, err = run("posts", "--limit", "500")
+    status, out, err = run("posts", "--page-size", "500")
     assert status == 1 and "ParameterError" in err and "limit" in err
     assert service.calls() == before
     status, out, err = run("posts", "--teams", "1,2")
@@ -93,9 +116,10 @@ def test_account_and_compliance(service: Sandbox) -> None:
 
 def test_teams_with_reference_column() -> None:
     status, out, err = run("teams", "NBA", "--reference-id", "nba_id")
-    assert status == 0 and "30 team(s)" in err
-    lines = out.strip().splitlines()
-    assert len(lines) == 30 and all("nba_id=" in line for line in lines)
+    assert status == 0 and "30 teams" in err
+    header, *lines = out.strip().splitlines()
+    assert header.split() == ["service_id", "team", "conference", "division", "nba_id"]
+    assert len(lines) == 30 and all(line.split()[-1].isdigit() for line in lines)
     locations = [line.split()[1] for line in lines]
     assert locations == sorted(locations)
 
@@ -108,7 +132,7 @@ def test_poll_prints_a_batch_then_stops(tmp_path: Path) -> None:
     ids = [json.loads(line)["id"] for line in out.strip().splitlines()]
     assert ids and len(ids) == len(set(ids))
     assert checkpoint.exists(), "the delivered batch is committed when the poller is closed"
-    assert "1 batch(es)" in err
+    assert "1 batch, " in err
 
 
 def test_webhooks_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,6 +191,6 @@ def test_demo_exits_zero_with_a_summary() -> None:
 
 def test_without_the_sandbox_extra_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # `import uvicorn` now raises ImportError
-    status, out, err = run("posts", "--max-items", "1")
+    status, out, err = run("posts", "--limit", "1")
     assert status == 1
     assert "pip install 'sports-posts[sandbox]'" in err and "Traceback" not in err

@@ -22,6 +22,7 @@ RUNS = [
 
 def run_example(name: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
+    env["SPORTS_POSTS_LOG"] = "info"  # connect() logs (never prints) which service it uses
     return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 

@@ -1,0 +1,232 @@
+"""pytest fixtures for customers' own tests: a sandbox, clients bound to it, and webhooks.
+
+Registered through the ``pytest11`` entry point, so installing ``sports-posts[sandbox]`` is
+all it takes. Importing this module needs only pytest: the sandbox and its web stack are
+imported when a fixture is first used, so the plugin costs nothing to test sessions that
+do not use it and a missing extra fails only the tests that need it. Every fixture name
+starts with ``sports_posts_``. See docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+import pytest
+
+if TYPE_CHECKING:
+    from sports_posts import AsyncSportsPosts, SportsPosts
+    from sports_posts.sandbox import DeliveryAttempt, Sandbox
+    from sports_posts.webhooks import SignedRequest
+
+__all__ = ["SentStory"]
+
+MARKER = "sports_posts_sandbox"
+DEFAULT_SECRET = "whsec_sports_posts_pytest_plugin"
+# A smaller seeded history than Sandbox's default: a fixture per test must start fast.
+DEFAULT_OPTIONS: Mapping[str, Any] = {"clock": "manual", "posts": 600}
+
+
+def _now() -> datetime:
+    """Where the manual clock starts: the local time, so that a receiver's replay window and a
+    poller on the local clock agree with the sandbox's timestamps."""
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(**options): options of the sports_posts_sandbox fixture's Sandbox "
+        "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, ...)",
+    )
+
+
+@dataclass(frozen=True)
+class SentStory:
+    """What `sports_posts_send_story` sent and how the receiver answered each attempt."""
+
+    payloads: list[dict[str, Any]]
+    """The ``breaking_news`` payload, then its ``breaking_news.update`` when one was sent."""
+    attempts: list[DeliveryAttempt] = field(repr=False)
+    """Every delivery attempt of those events, oldest first (retries included)."""
+
+    @property
+    def status_codes(self) -> list[Optional[int]]:
+        """The receiver's answer to each attempt (None: no answer, see ``attempts[i].error``)."""
+        return [attempt.status_code for attempt in self.attempts]
+
+    @property
+    def delivered(self) -> bool:
+        """True when every event ended with a 2xx answer (after retries, if any)."""
+        done = {(a.event, a.event_id) for a in self.attempts if a.outcome == "delivered"}
+        return all((p["event"], p["data"]["event_id"]) in done for p in self.payloads)
+
+
+@pytest.fixture
+def sports_posts_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """An in-process sandbox of the whole service on a free loopback port, for one test.
+
+    Its clock is manual: time moves only with ``sb.advance(seconds)`` (new posts appear,
+    late ones get indexed, webhook retries fall due). Options come from the
+    ``@pytest.mark.sports_posts_sandbox(seed=3, plan="free", ...)`` marker.
+    """
+    from sports_posts import SportsPostsError
+    from sports_posts.sandbox import Sandbox
+
+    options = {**DEFAULT_OPTIONS, "start": _now()}
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is not None:
+        if marker.args:
+            raise pytest.UsageError(f"@pytest.mark.{MARKER} takes keyword options only, got {marker.args!r}")
+        options.update(marker.kwargs)
+    sandbox = Sandbox(**options)
+    problem: Optional[str] = None
+    try:
+        sandbox.start()
+    except SportsPostsError as exc:  # the sandbox extra is missing: say what to install
+        problem = str(exc)
+    if problem is not None:
+        pytest.fail(f"sports_posts_sandbox: {problem}", pytrace=False)
+    try:
+        yield sandbox
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture
+def sports_posts_env(sports_posts_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL`` name the sandbox for the test, so
+    code that builds its own client from the environment talks to it."""
+    monkeypatch.setenv("SPORTS_POSTS_API_KEY", sports_posts_sandbox.api_key)
+    monkeypatch.setenv("SPORTS_POSTS_BASE_URL", sports_posts_sandbox.base_url)
+    return sports_posts_sandbox
+
+
+@pytest.fixture
+def sports_posts_client(sports_posts_sandbox: Sandbox) -> Iterator[SportsPosts]:
+    """A `SportsPosts` bound to the test's sandbox."""
+    from sports_posts import SportsPosts
+
+    with SportsPosts(api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url) as client:
+        yield client
+
+
+@pytest.fixture
+def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSportsPosts]:
+    """An `AsyncSportsPosts` bound to the test's sandbox, usable from any event loop.
+
+    It keeps no connection between calls, so a test may use it under pytest-asyncio, anyio
+    or ``asyncio.run`` (even several times) and no connection outlives the loop it was made on.
+    """
+    import httpx
+
+    from sports_posts import AsyncSportsPosts
+
+    http = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
+    client = AsyncSportsPosts(
+        api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url, http_client=http
+    )
+    try:
+        yield client
+    finally:
+        # Nothing is pooled, so closing in a fresh loop touches no socket of the test's loop.
+        _run_in_fresh_loop(lambda: _aclose(client, http))
+
+
+async def _aclose(client: AsyncSportsPosts, http: Any) -> None:
+    await client.aclose()
+    await http.aclose()
+
+
+def _run_in_fresh_loop(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``asyncio.run`` here, or in a thread when this thread already runs a loop (a plugin
+    that tears fixtures down inside its loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(make())
+        return
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(make())
+        except BaseException as exc:  # re-raised in the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="sports-posts-aclose")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
+@pytest.fixture
+def sports_posts_webhook_secret() -> str:
+    """The signing secret the webhook fixtures use; override it to match your receiver's."""
+    return DEFAULT_SECRET
+
+
+@pytest.fixture
+def sports_posts_webhook_request(sports_posts_webhook_secret: str) -> Callable[..., SignedRequest]:
+    """``make(event="breaking_news", *, payload=None, secret=None, **data)``: a request as the
+    service signs it (``.body`` bytes, ``.headers``) for your receiver, signed with
+    `sports_posts.webhooks.sign_payload`; ``data`` overrides fields of the sample payload."""
+    from sports_posts.webhooks import build_test_request, sample_payload
+
+    def make(
+        event: str = "breaking_news",
+        *,
+        payload: Union[Mapping[str, Any], bytes, str, None] = None,
+        secret: Optional[str] = None,
+        **data: Any,
+    ) -> SignedRequest:
+        body = payload if payload is not None else sample_payload(event, **data)
+        return build_test_request(body, secret if secret is not None else sports_posts_webhook_secret)
+
+    return make
+
+
+@pytest.fixture
+def sports_posts_send_story(
+    sports_posts_sandbox: Sandbox, sports_posts_webhook_secret: str
+) -> Callable[..., SentStory]:
+    """``send(target, *, path="/", league="NFL", update=None, secret=None, timeout=30, **news)``:
+    a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
+    webhook sender to ``target``, your receiver's URL or ASGI app (served on loopback for the
+    call, POSTed at ``path``), retried as the service retries; returns a `SentStory`
+    once every delivery ended. ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
+    news_status, ...)."""
+    from sports_posts.testing import serve_asgi
+
+    sandbox = sports_posts_sandbox
+
+    def deliver(url: str, league: str, update: Optional[str], secret: str, timeout: float,
+                news: dict[str, Any]) -> SentStory:
+        subscription = sandbox.subscribe(url, secret)
+        try:
+            payloads = [sandbox.send_breaking_news(league, **news)]
+            sandbox.drain_deliveries(timeout=timeout)
+            if update is not None:
+                payloads.append(sandbox.send_update(payloads[0]["data"]["event_id"], whats_new=update))
+                sandbox.drain_deliveries(timeout=timeout)
+        finally:
+            sandbox.unsubscribe(subscription.id)
+        event_ids = {p["data"]["event_id"] for p in payloads}
+        attempts = [a for a in sandbox.deliveries
+                    if a.subscription_id == subscription.id and a.event_id in event_ids]
+        return SentStory(payloads, attempts)
+
+    def send(target: Any, *, path: str = "/", league: str = "NFL", update: Optional[str] = None,
+             secret: Optional[str] = None, timeout: float = 30.0, **news: Any) -> SentStory:
+        key = secret if secret is not None else sports_posts_webhook_secret
+        if isinstance(target, str):
+            return deliver(target, league, update, key, timeout, news)
+        with serve_asgi(target) as root:
+            return deliver(root + "/" + path.lstrip("/"), league, update, key, timeout, news)
+
+    return send
