@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import threading
 from typing import Any, Optional
 
@@ -34,6 +35,10 @@ class Sandbox(SandboxService):
         if self._server is not None:
             return self
         try:
+            # The extra's packages are checked on every start: the sandbox's own modules that use
+            # them may have been imported already, and would not fail again.
+            for package in ("uvicorn", "starlette", "orjson"):
+                importlib.import_module(package)
             from ._http import start_server
             from .app import create_app
         except ImportError as exc:  # the optional extra is missing

@@ -76,6 +76,12 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subproces
             "--workers", "2", "--no-shrink", "--header", f"Authorization: Bearer {sb.api_key}",
             "--report", "har", "--report-har-path", str(har), "--request-timeout", "10",
         ]
+        if sys.version_info < (3, 10):
+            # Python 3.9 gets schemathesis 4.4, the last release for it. Its coverage phase spends
+            # minutes deriving boundary values from the long case-insensitive patterns, and its
+            # negative check counts an unknown query parameter as invalid data, which OpenAPI does
+            # not say (the service ignores such parameters). Every phase and check runs from 3.10 on.
+            command += ["--phases", "examples,fuzzing", "--exclude-checks", "negative_data_rejection"]
         # The timeout guards against a hang only; the examples bound the run's length.
         result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=out,
                                 env={"PATH": "/usr/bin:/bin", "SCHEMATHESIS_TELEMETRY": "false",
