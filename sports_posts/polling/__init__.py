@@ -4,6 +4,8 @@ The algorithm (``._algorithm``) is written once without I/O; ``Poller`` and
 ``AsyncPoller`` only run its actions. See docs/pagination-and-polling.md.
 """
 
+from typing import TYPE_CHECKING
+
 from .._params import PollFilters
 from ._algorithm import (
     DEFAULT_LIMIT,
@@ -28,6 +30,9 @@ from .checkpoints import (
     MemoryCheckpoint,
     RedisCheckpoint,
 )
+
+if TYPE_CHECKING:
+    from ._postgres import PostgresCheckpoint
 
 
 def __getattr__(name: str) -> object:
