@@ -40,6 +40,7 @@ from ._http import (
     TimeoutException,
     stack_version,
 )
+from ._params import within_url_limit
 from ._version import __version__
 
 __all__ = [
@@ -190,13 +191,13 @@ class APICall(Generic[T]):
 
 def build_request(config: ClientConfig, call: APICall[Any]) -> Request:
     """The HTTP request of a call, with auth, User-Agent and the per-request timeout."""
-    return Request(
+    return within_url_limit(Request(
         call.method,
         config.base_url + call.path,
         params=dict(call.params),
         headers=config.headers(),
         extensions={"timeout": config.timeout.as_dict()},
-    )
+    ))
 
 
 def redacted_headers(headers: Mapping[str, str]) -> dict[str, str]:
