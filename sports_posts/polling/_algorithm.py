@@ -29,6 +29,7 @@ from .._errors import (
     APIConnectionError,
     InternalServerError,
     InvalidParameterError,
+    PageLimitError,
     ParameterError,
     RateLimitError,
     SinceIdNotFoundError,
@@ -40,6 +41,7 @@ from ..models.post import Post, PostsResponse
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK",
+    "MAX_PAGES_PER_CYCLE",
     "Action",
     "CheckpointError",
     "Commit",
@@ -63,6 +65,9 @@ REFERENCE_PAGE_MAX_LIMIT = 50
 """The reference page's maximum page size; the poller falls back to it when a service that
 follows that page rejects the machine-readable description's 100 (spec 4.1 discrepancy)."""
 """The largest page of the machine-readable description: fewer calls per busy cycle."""
+MAX_PAGES_PER_CYCLE = 1000
+"""Pages one cycle may read: 100,000 posts at ``limit=100`` in one window is no real feed,
+but a service that claims ``has_next`` forever would otherwise cost calls forever."""
 RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
 BACKOFF_INITIAL = 1.0
@@ -277,6 +282,7 @@ class PollConfig:
     limit: int = DEFAULT_LIMIT
     max_calls_per_day: Optional[int] = None
     limit_given: bool = False
+    max_pages: int = MAX_PAGES_PER_CYCLE
 
     @classmethod
     def build(
@@ -403,7 +409,15 @@ def poll_cycles(
         found: dict[str, Post] = {}
         page = 1
         failures = 0
+        previous: Optional[PostsResponse] = None  # the last page read in this cycle
         while True:
+            if page > config.max_pages:
+                raise PageLimitError(
+                    f"a polling cycle read {config.max_pages} pages of GET /posts and the service "
+                    f"still claims more (PollConfig.max_pages = {config.max_pages}): a service "
+                    "that ignores since, or a feed too wide for one poller; narrow the filters",
+                    max_pages=config.max_pages,
+                )
             result = yield Fetch(config.query(state, page))
             unpaid += 1
             if isinstance(result, SinceIdNotFoundError) and state.since_id is not None:
@@ -426,7 +440,8 @@ def poll_cycles(
                     config.limit, result.error_message, REFERENCE_PAGE_MAX_LIMIT,
                 )
                 config = replace(config, limit=REFERENCE_PAGE_MAX_LIMIT)
-                page, found = 1, {}  # page numbers mean other posts with another page size
+                # page numbers mean other posts with another page size
+                page, found, previous = 1, {}, None
                 continue
             if isinstance(result, BaseException):
                 seconds = _retry_wait(config, result, failures, rand)
@@ -443,6 +458,9 @@ def poll_cycles(
                     f"a Fetch must be answered with a PostsResponse, got {type(result).__name__}"
                 )
             failures = 0
+            if previous is not None:
+                result.check_follows(previous)  # a page that does not advance ends the run
+            previous = result
             reached_floor = False
             for post in result.items:
                 # The local check repeats the service's exclusive `since`: a post at or
