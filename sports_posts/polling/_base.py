@@ -25,7 +25,7 @@ from ._algorithm import (
     poll_cycles,
     to_datetime,
 )
-from .checkpoints import Checkpoint, MemoryCheckpoint
+from .checkpoints import Checkpoint, MemoryCheckpoint, hold, release
 
 IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit]
 """What a driver does for the poller: make this call (answering with its result or the
@@ -114,6 +114,7 @@ class _PollerBase:
         until its state is saved. The drivers only perform the steps."""
         algorithm = poll_cycles(self._config, self._initial_state(stored), clock=self._clock, rand=self._rand)
         result: object = None
+        hold(self._checkpoint)  # a FileCheckpoint's lock, for this poller's life
         try:
             while True:
                 action = algorithm.send(result)
@@ -136,6 +137,7 @@ class _PollerBase:
                     self._committed(action.state)
         finally:
             algorithm.close()
+            release(self._checkpoint)
 
     def _committed(self, state: PollState) -> None:
         self._state = state

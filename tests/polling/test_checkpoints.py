@@ -344,10 +344,11 @@ async def test_async_poller_restarts_from_file_checkpoint_without_loss(
             aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
         )
         with pytest.raises(KeyboardInterrupt):
-            async for batch in poller:
-                delivered.append([p.id for p in batch])
-                if len(delivered) == 3:
-                    raise KeyboardInterrupt
+            async with poller:  # ends the poller (and frees its file) without committing
+                async for batch in poller:
+                    delivered.append([p.id for p in batch])
+                    if len(delivered) == 3:
+                        raise KeyboardInterrupt
         restarted = make_async_poller(
             aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
         )
