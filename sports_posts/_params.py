@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Optional, TypeVar, Union
+from typing import Any, Callable, Literal, Optional, TypeVar, Union, get_args
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
@@ -27,10 +27,10 @@ __all__ = [
     "Entity",
     "IdsLookup",
     "LeagueCode",
+    "MAX_URL_LENGTH",
     "PollFilters",
     "PostFilters",
     "PostsListParams",
-    "MAX_URL_LENGTH",
     "ReferenceId",
     "SORTS",
     "SPORTS",
@@ -67,9 +67,9 @@ AspectRatio = Literal["landscape", "portrait", "square"]
 Sort = Literal["recent", "trending", "top"]
 """Closed in spec 4.1: anything else (``"newest"``) is refused before sending."""
 
-SORTS: tuple[str, ...] = Sort.__args__  # type: ignore[attr-defined]
-ASPECT_RATIOS: tuple[str, ...] = AspectRatio.__args__  # type: ignore[attr-defined]
-SPORTS: tuple[str, ...] = Sport.__args__  # type: ignore[attr-defined]
+SORTS: tuple[str, ...] = get_args(Sort)
+ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
+SPORTS: tuple[str, ...] = get_args(Sport)
 
 CSV = Union[str, Sequence[Union[str, int]]]
 """A comma-separated parameter: ``"NFL,NBA"`` or ``["NFL", "NBA"]``."""
