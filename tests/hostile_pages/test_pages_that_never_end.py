@@ -73,10 +73,14 @@ def test_an_endless_service_with_fresh_posts_stops_at_the_default_bound(
 
 def test_the_bound_is_the_callers_to_raise_or_lift(runner: Runner, api: respx.MockRouter) -> None:
     route = api.get("/posts").mock(
-        side_effect=_answers(lambda n: page([post(f"p{n}")], page=n, has_next=n < 1200))
+        side_effect=_answers(lambda n: page([post(f"p{n}")], page=n, has_next=n < 1001))
     )
-    items = runner.run(lambda c: c.posts.list().iter_items(max_pages=None))
-    assert len(items) == 1200 and route.call_count == 1200
+    if runner.kind == "sync":  # the walk's bound is one piece of code for both clients
+        items = runner.run(lambda c: c.posts.list().iter_items(max_pages=None))
+        assert len(items) == 1001 and route.call_count == 1001
+        route.reset()
+    route.side_effect = _answers(lambda n: page([post(f"p{n}")], page=n, has_next=n < 5))
+    assert len(runner.run(lambda c: c.posts.list().iter_pages(max_pages=5))) == 5
     route.reset()
     route.side_effect = _answers(lambda n: page([post(f"p{n}")], page=n, has_next=True))
     with pytest.raises(PageLimitError):
