@@ -23,7 +23,10 @@ __all__ = [
     "GoneError",
     "InternalServerError",
     "InvalidParameterError",
+    "InvalidRequestError",
     "NotFoundError",
+    "PageLimitError",
+    "PaginationError",
     "ParameterError",
     "PaymentRequiredError",
     "PermissionDeniedError",
@@ -41,7 +44,18 @@ class SportsPostsError(Exception):
     """Base class of every error raised by ``sports_posts``."""
 
 
-class ParameterError(SportsPostsError, ValueError):
+class InvalidRequestError(SportsPostsError):
+    """A request's parameters were refused, by the SDK before sending
+    (``ParameterError``) or by the service (``InvalidParameterError``).
+
+    Catch this one class to handle both: which side noticed the mistake is an accident of
+    where a rule is checked. ``.parameter`` names the parameter when it is known.
+    """
+
+    parameter: Optional[str] = None
+
+
+class ParameterError(InvalidRequestError, ValueError):
     """A call's arguments break a rule of the specification; nothing was sent.
 
     ``.parameter`` names the offending parameter (``None`` for client configuration).
@@ -88,6 +102,28 @@ class APIResponseValidationError(SportsPostsError):
         self.field = field
 
 
+class PaginationError(APIResponseValidationError):
+    """A page that does not advance: the service answered the page number it had already
+    sent, or the very same posts again, while claiming ``has_next``.
+
+    Iterating on would spend calls without end, so the walk (or the poller's cycle) stops
+    after the call that showed it. ``.page`` is the page number that was asked for.
+    """
+
+    def __init__(self, message: str, *, page: int) -> None:
+        super().__init__(message)
+        self.page = page
+
+
+class PageLimitError(SportsPostsError):
+    """A walk over pages reached its ``max_pages`` bound while the service still claimed
+    ``has_next``; nothing past the bound was fetched. ``.max_pages`` is the bound."""
+
+    def __init__(self, message: str, *, max_pages: int) -> None:
+        super().__init__(message)
+        self.max_pages = max_pages
+
+
 class APIStatusError(SportsPostsError):
     """The service answered with a non-2xx status.
 
@@ -121,7 +157,7 @@ class BadRequestError(APIStatusError):
     """400: a bad or missing parameter the SDK could not catch before sending."""
 
 
-class InvalidParameterError(BadRequestError):
+class InvalidParameterError(BadRequestError, InvalidRequestError):
     """400 ``INVALID_PARAMETER``: do not retry unchanged."""
 
 

@@ -8,28 +8,36 @@ no request exists yet, so nothing is spent.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Optional, Union
+from typing import Any, Callable, Literal, Optional, TypeVar, Union, get_args
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
 from ._errors import ParameterError
+from ._http import Request
 
 __all__ = [
+    "ASPECT_RATIOS",
     "CSV",
     "DateTimeLike",
     "IdType",
     "Entity",
     "IdsLookup",
     "LeagueCode",
+    "MAX_URL_LENGTH",
     "PollFilters",
     "PostFilters",
     "PostsListParams",
     "ReferenceId",
+    "SORTS",
+    "SPORTS",
     "encode_datetime",
+    "encode_ids_params",
     "encode_posts_params",
+    "within_url_limit",
 ]
 
 LeagueCode = Union[
@@ -41,21 +49,27 @@ LeagueCode = Union[
 ]
 """League codes of spec 4.1; open, case-insensitive on the service."""
 
-Sport = Union[
-    Literal[
-        "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
-        "cricket", "rugby", "mma",
-    ],
-    str,
+Sport = Literal[
+    "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
+    "cricket", "rugby", "mma",
 ]
+"""Parent sports of spec 4.1, a closed list (an invalid value is a 400); ``soccer`` is an
+alias of ``football``. Case-insensitive on the service, and so here."""
 IdType = Union[
     Literal["code", "provider1_uid", "provider1_guid", "provider2", "service", "provider3"], str
 ]
 """Id systems of ``teams`` / ``players``; the reference page calls the list open-ended."""
 
 MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
-AspectRatio = Union[Literal["landscape", "portrait", "square"], str]
-Sort = Union[Literal["recent", "trending", "top"], str]
+"""Both vocabularies of spec 4.1; open (API.md): a value the service adds passes through."""
+AspectRatio = Literal["landscape", "portrait", "square"]
+"""Closed in spec 4.1: anything else is refused before sending."""
+Sort = Literal["recent", "trending", "top"]
+"""Closed in spec 4.1: anything else (``"newest"``) is refused before sending."""
+
+SORTS: tuple[str, ...] = get_args(Sort)
+ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
+SPORTS: tuple[str, ...] = get_args(Sport)
 
 CSV = Union[str, Sequence[Union[str, int]]]
 """A comma-separated parameter: ``"NFL,NBA"`` or ``["NFL", "NBA"]``."""
@@ -142,12 +156,39 @@ MAX_TEAMS = 10
 MAX_PLAYERS = 100
 MAX_LIMIT = 100  # the union of the documented maxima (100 and 50)
 MAX_RADIUS_KM = 4830.0
+MAX_URL_LENGTH = 8192
+"""The longest request URL the SDK sends, in bytes: 8 KiB is the limit many servers and
+proxies enforce (nginx's default buffer, for one); past it the answer is a 414 or a reset,
+after the call may already have been counted."""
+_INT64 = 2**63
 _DATETIME = TypeAdapter(datetime)
+# C0 and C1 controls (CR/LF split headers and logs), line separators and lone surrogates
+# (which cannot be encoded at all): none belongs in a query value.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def _shown(value: Any) -> str:
+    """A caller's value for an error message, cut short: a 1 MB string stays out of logs."""
+    try:
+        text = repr(value)
+    except Exception:  # an int past the digit limit, or a repr that raises
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _text(name: str, value: str) -> str:
+    """``value`` as a plain ``str``, refused when it holds a control character."""
+    found = _CONTROL.search(value)
+    if found:
+        raise ParameterError(
+            f"{name}: control character {found.group()!r} in {_shown(value)}", parameter=name
+        )
+    return str.__str__(value)  # a str subclass (an enum member) as its value
 
 
 def _csv(name: str, value: Any) -> list[str]:
     if isinstance(value, str):
-        parts = value.split(",")
+        parts = _text(name, value).split(",")
     elif isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
         parts = []
         for item in value:
@@ -156,7 +197,14 @@ def _csv(name: str, value: Any) -> list[str]:
                     f"{name}: every item must be a string or an integer, got {type(item).__name__}",
                     parameter=name,
                 )
-            parts.append(str(item))
+            text = _text(name, item) if isinstance(item, str) else str(_integer(name, item))
+            if "," in text:
+                raise ParameterError(
+                    f"{name}: the item {_shown(text)} holds a comma, which separates items on "
+                    "the wire; pass each value as its own item",
+                    parameter=name,
+                )
+            parts.append(text)
     else:
         raise ParameterError(
             f"{name}: expected a comma-separated string or a sequence of strings, "
@@ -165,38 +213,50 @@ def _csv(name: str, value: Any) -> list[str]:
         )
     items = [p.strip() for p in parts]
     if not items or any(not p for p in items):
-        raise ParameterError(f"{name}: empty value in {value!r}", parameter=name)
+        raise ParameterError(f"{name}: empty value in {_shown(value)}", parameter=name)
     return items
 
 
 def _string(name: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ParameterError(f"{name}: expected a non-empty string, got {value!r}", parameter=name)
-    return value.strip()
+        raise ParameterError(
+            f"{name}: expected a non-empty string, got {_shown(value)}", parameter=name
+        )
+    return _text(name, value).strip()
 
 
 def _bool(name: str, value: Any) -> str:
     if not isinstance(value, bool):
-        raise ParameterError(f"{name}: expected True or False, got {value!r}", parameter=name)
+        raise ParameterError(f"{name}: expected True or False, got {_shown(value)}", parameter=name)
     return "true" if value else "false"
 
 
 def _number(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(f"{name}: expected a number, got {value!r}", parameter=name)
-    if not math.isfinite(value):
-        raise ParameterError(f"{name}: expected a finite number, got {value!r}", parameter=name)
-    return float(value)
+        raise ParameterError(f"{name}: expected a number, got {_shown(value)}", parameter=name)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        number = math.inf
+    if not math.isfinite(number):
+        raise ParameterError(
+            f"{name}: expected a finite number, got {_shown(value)}", parameter=name
+        )
+    return number
 
 
 def _integer(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ParameterError(f"{name}: expected an integer, got {value!r}", parameter=name)
-    return value
+        raise ParameterError(f"{name}: expected an integer, got {_shown(value)}", parameter=name)
+    if not -_INT64 <= value < _INT64:
+        raise ParameterError(f"{name}: {_shown(value)} is not a 64-bit integer", parameter=name)
+    return int(value)
 
 
-def _format_number(value: Any) -> str:
-    return str(value) if isinstance(value, int) else repr(float(value))
+def _format_number(value: float) -> str:
+    """Whole numbers without a decimal point (``50``, not ``50.0``: the real parameter table
+    types ``radius_km`` as an integer); fractions as Python writes them."""
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def encode_datetime(name: str, value: Any) -> str:
@@ -242,17 +302,44 @@ def _enc_csv(name: str, value: Any) -> str:
 
 
 def _enc_number(name: str, value: Any) -> str:
-    _number(name, value)
-    return _format_number(value)
+    return _format_number(_number(name, value))
 
 
 def _enc_int(name: str, value: Any) -> str:
     return str(_integer(name, value))
 
 
+def _choice(allowed: tuple[str, ...]) -> _Encoder:
+    """The encoder of a parameter whose values the specification closes."""
+
+    def encode(name: str, value: Any) -> str:
+        text = _string(name, value)
+        if text not in allowed:
+            raise ParameterError(
+                f"{name}: {_shown(value)} is not one of {', '.join(allowed)}", parameter=name
+            )
+        return text
+
+    return encode
+
+
+def _enc_sports(name: str, value: Any) -> str:
+    """Comma-separated parent sports, case-insensitive as on the service; sent as given."""
+    items = _csv(name, value)
+    for item in items:
+        if item.lower() not in SPORTS:
+            raise ParameterError(
+                f"{name}: {_shown(item)} is not a sport of the specification "
+                f"({', '.join(SPORTS)}; soccer is football)",
+                parameter=name,
+            )
+    return ",".join(items)
+
+
 _ENCODERS: dict[str, _Encoder] = {
     "leagues": _enc_csv,
-    "sports": _enc_csv,
+    "league": _enc_csv,
+    "sports": _enc_sports,
     "teams": _enc_csv,
     "players": _enc_csv,
     "id_type": _string,
@@ -263,20 +350,20 @@ _ENCODERS: dict[str, _Encoder] = {
     "lng": _enc_number,
     "radius_km": _enc_number,
     "media_type": _string,
-    "aspect_ratio": _string,
+    "aspect_ratio": _choice(ASPECT_RATIOS),
     "min_score": _enc_number,
     "min_duration": _enc_int,
     "highlight": _bool,
     "has_player": _bool,
     "custom_sources": _bool,
     "user_location": _string,
-    "sort": _string,
+    "sort": _choice(SORTS),
     "since": encode_datetime,
     "since_id": _string,
     "limit": _enc_int,
     "page": _enc_int,
 }
-POSTS_PARAMETERS = frozenset(_ENCODERS) | {"league"}
+POSTS_PARAMETERS = frozenset(_ENCODERS)
 
 
 def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
@@ -285,20 +372,15 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     ``None`` means "not sent". Raises ``ParameterError`` for anything the
     specification rules out, naming the parameter.
     """
-    unknown = sorted(k for k in params if k not in POSTS_PARAMETERS)
-    if unknown:
-        raise ParameterError(
-            f"unknown parameter(s) for GET /posts: {', '.join(unknown)}", parameter=unknown[0]
-        )
+    _refuse_unknown("GET /posts", params, POSTS_PARAMETERS)
     given = {k: v for k, v in params.items() if v is not None}
-    if "league" in given:
-        league = given.pop("league")
-        if "leagues" in given and _csv("leagues", given["leagues"]) != _csv("league", league):
-            raise ParameterError(
-                "league and leagues are the same parameter; pass only one", parameter="league"
-            )
-        given.setdefault("leagues", league)
-
+    if "league" in given and "leagues" in given:
+        # Each is sent under its own name (the service accepts both); sending both would
+        # leave the service to choose between them.
+        raise ParameterError(
+            "league and leagues are two spellings of one parameter; pass only one",
+            parameter="league",
+        )
     _check(given)
     query: dict[str, str] = {}
     for name, encode in _ENCODERS.items():
@@ -307,6 +389,15 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     if "user_location" in query:
         query["user_location"] = query["user_location"].upper()
     return query
+
+
+def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[str]) -> None:
+    unknown = sorted(str(k) for k in params if k not in known)
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter(s) for {endpoint}: {', '.join(_shown(k) for k in unknown[:5])}",
+            parameter=unknown[0][:60],
+        )
 
 
 def _check(given: Mapping[str, Any]) -> None:
@@ -350,16 +441,14 @@ def _check(given: Mapping[str, Any]) -> None:
         loc = given["user_location"]
         if not (isinstance(loc, str) and len(loc) == 2 and loc.isascii() and loc.isalpha()):
             raise ParameterError(
-                f"user_location: an ISO 3166-1 alpha-2 country code (two letters), got {loc!r}",
+                f"user_location: an ISO 3166-1 alpha-2 country code (two letters), got {_shown(loc)}",
                 parameter="user_location",
             )
 
 
 def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> dict[str, str]:
     """Check and encode the query of GET /ids (``lookup``: the ``IdsLookup`` keys)."""
-    unknown = sorted(k for k in lookup if k not in IdsLookup.__annotations__)
-    if unknown:
-        raise ParameterError(f"unknown parameter(s) for GET /ids: {', '.join(unknown)}", parameter=unknown[0])
+    _refuse_unknown("GET /ids", lookup, _IDS_PARAMETERS)
     query = {"entity": _string("entity", entity), "league": _string("league", league)}
     reference_id = lookup.get("reference_id")
     if reference_id is not None:
@@ -367,6 +456,29 @@ def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> di
     value = lookup.get("lookup")
     if value is not None:
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise ParameterError(f"lookup: expected a string or an integer, got {value!r}", parameter="lookup")
-        query["lookup"] = _string("lookup", str(value))
+            raise ParameterError(
+                f"lookup: expected a string or an integer, got {_shown(value)}", parameter="lookup"
+            )
+        query["lookup"] = _string("lookup", value) if isinstance(value, str) else _enc_int("lookup", value)
     return query
+
+
+_IDS_PARAMETERS = frozenset(IdsLookup.__annotations__)
+R = TypeVar("R", bound=Request)
+
+
+def within_url_limit(request: R) -> R:
+    """``request`` itself, or a ``ParameterError`` when its URL is longer than
+    ``MAX_URL_LENGTH``: the whole URL counts (base URL, path and encoded query), and
+    the error names the longest parameter, the likely culprit."""
+    length = len(str(request.url).encode())
+    if length <= MAX_URL_LENGTH:
+        return request
+    params = request.url.params
+    longest = max(params.keys(), key=lambda k: len(params.get(k, "")), default=None)
+    raise ParameterError(
+        f"the request URL would be {length:,} bytes, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
+        + (f"; the longest parameter is {longest}" if longest else "")
+        + ": split the call (fewer ids per request, say)",
+        parameter=longest,
+    )

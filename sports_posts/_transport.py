@@ -58,6 +58,7 @@ from ._http import (
     default_stack,
     is_timeout,
 )
+from ._params import within_url_limit
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -494,8 +495,8 @@ def build_request(
     url = config.base_url + call.path
     extensions = {"timeout": timeouts}
     if client is None:
-        return Request(call.method, url, params=params, headers=headers, extensions=extensions)
-    return client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
+        return within_url_limit(Request(call.method, url, params=params, headers=headers, extensions=extensions))
+    return within_url_limit(client.build_request(call.method, url, params=params, headers=headers, extensions=extensions))
 
 
 def attempt_seconds(timeout: Timeout) -> Optional[float]:

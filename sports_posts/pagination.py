@@ -4,6 +4,11 @@ Every page costs the customer a call, so nothing is fetched ahead: ``list()`` fe
 page 1 (async: on ``await`` or on the first ``async for`` step), and page N+1 is asked
 for only when the caller iterates past page N. The paging rule and the walk's bounds are
 decided once, here, for both page types; each type only fetches.
+
+Every walk is bounded: at most ``max_pages`` pages (default ``DEFAULT_MAX_PAGES``,
+crossing it is a ``PageLimitError``), and a page that does not advance (the same
+page number or the same posts again) is a ``PaginationError`` after the call that
+showed it, so a service answering ``has_next: true`` forever cannot spend calls forever.
 """
 
 from __future__ import annotations
@@ -11,11 +16,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Generator, Iterator
 from typing import Any, Callable, Generic, Optional, TypeVar
 
-from ._errors import ParameterError
+from ._errors import PageLimitError, PaginationError, ParameterError
 from ._transport import APICall
 from .models.post import Pagination, Post, PostsResponse
 
-__all__ = ["AsyncPage", "SyncPage"]
+__all__ = ["DEFAULT_MAX_PAGES", "AsyncPage", "PageLimitError", "PaginationError", "SyncPage"]
+
+DEFAULT_MAX_PAGES = 1000
+"""Pages one walk may fetch unless told otherwise: 100,000 posts at ``limit=100``, far past
+any real listing, and a bound on what a service that never ends can cost."""
 
 T = TypeVar("T", bound=Post)
 PostsCall = APICall[PostsResponse]
@@ -39,6 +48,8 @@ class _Walk(Generic[T]):
     both page types before each next page is fetched."""
 
     def __init__(self, max_pages: Optional[int], max_items: Optional[int] = None) -> None:
+        # max_items is a count the caller wants (a quiet stop); max_pages is a guard on the
+        # spend (crossing it is an error, so a truncated listing is never taken for a whole).
         _check_guard("max_pages", max_pages)
         _check_guard("max_items", max_items)
         self.max_pages = max_pages
@@ -53,23 +64,41 @@ class _Walk(Generic[T]):
         self.items += len(items)
         return items
 
-    def goes_on(self) -> bool:
-        """Whether the next page may be fetched."""
-        if self.max_pages is not None and self.pages >= self.max_pages:
+    def goes_on(self, page: _PageBase[T]) -> bool:
+        """Whether to fetch the page after ``page``; ``PageLimitError`` when one
+        exists but the walk has used its ``max_pages``."""
+        if self.max_items is not None and self.items >= self.max_items:
             return False
-        return self.max_items is None or self.items < self.max_items
+        if not page.has_next_page():
+            return False
+        if self.max_pages is not None and self.pages >= self.max_pages:
+            raise PageLimitError(
+                f"stopped after {self.pages} page(s) of GET /posts: the walk's max_pages bound "
+                f"({self.max_pages}) is reached and the service claims more; pass a larger "
+                "max_pages to iter_pages()/iter_items() (None for no bound), or narrow the query",
+                max_pages=self.max_pages,
+            )
+        return True
 
 
 class _PageBase(Generic[T]):
     """What both page types hold: the call that fetched them and its answer."""
 
     _call: PostsCall
+    _response: Optional[PostsResponse] = None
     _items: Optional[list[T]]
     _pagination: Optional[Pagination]
 
     def _set(self, response: PostsResponse) -> None:
+        self._response = response
         self._items = response.items  # type: ignore[assignment]
         self._pagination = response.pagination
+
+    def _followed_by(self, following: _PageBase[T]) -> None:
+        """Check that ``following``, fetched as the next page, advances (else the walk
+        would spend calls on the same answer without end)."""
+        assert self._response is not None and following._response is not None
+        following._response.check_follows(self._response)
 
     @property
     def items(self) -> list[T]:
@@ -119,10 +148,15 @@ class SyncPage(_PageBase[T]):
     def next_page(self) -> Optional[SyncPage[T]]:
         """Fetch the next page (one call), or ``None`` when this is the last."""
         call = self._following()
-        return None if call is None else SyncPage.first(self._fetch, call)
+        if call is None:
+            return None
+        following: SyncPage[T] = SyncPage.first(self._fetch, call)
+        self._followed_by(following)
+        return following
 
-    def iter_pages(self, *, max_pages: Optional[int] = None) -> Iterator[SyncPage[T]]:
-        """This page, then each next one as it is reached; ``max_pages`` caps the calls."""
+    def iter_pages(self, *, max_pages: Optional[int] = DEFAULT_MAX_PAGES) -> Iterator[SyncPage[T]]:
+        """This page, then each next one as it is reached; more than ``max_pages`` pages
+        is a ``PageLimitError`` raised before the call past the bound."""
         return self._walk(_Walk(max_pages))
 
     def _walk(self, walk: _Walk[T]) -> Iterator[SyncPage[T]]:
@@ -130,10 +164,13 @@ class SyncPage(_PageBase[T]):
         while page is not None:
             walk.pages += 1
             yield page
-            page = page.next_page() if walk.goes_on() else None
+            page = page.next_page() if walk.goes_on(page) else None
 
-    def iter_items(self, *, max_items: Optional[int] = None, max_pages: Optional[int] = None) -> Iterator[T]:
-        """Every item from this page on, stopping at ``max_items`` or after ``max_pages``."""
+    def iter_items(
+        self, *, max_items: Optional[int] = None, max_pages: Optional[int] = DEFAULT_MAX_PAGES
+    ) -> Iterator[T]:
+        """Every item from this page on, stopping quietly at ``max_items``; more than
+        ``max_pages`` pages is a ``PageLimitError``."""
         walk: _Walk[T] = _Walk(max_pages, max_items)
         return (item for page in self._walk(walk) for item in walk.take(page.items))
 
@@ -173,10 +210,15 @@ class AsyncPage(_PageBase[T]):
         """Fetch the next page (one call), or ``None`` when this is the last."""
         await self._load()
         call = self._following()
-        return None if call is None else await AsyncPage[T](self._fetch, call)
+        if call is None:
+            return None
+        following = await AsyncPage[T](self._fetch, call)
+        self._followed_by(following)
+        return following
 
-    def iter_pages(self, *, max_pages: Optional[int] = None) -> AsyncIterator[AsyncPage[T]]:
-        """This page, then each next one as it is reached; ``max_pages`` caps the calls."""
+    def iter_pages(self, *, max_pages: Optional[int] = DEFAULT_MAX_PAGES) -> AsyncIterator[AsyncPage[T]]:
+        """This page, then each next one as it is reached; more than ``max_pages`` pages
+        is a ``PageLimitError`` raised before the call past the bound."""
         return self._walk(_Walk(max_pages))
 
     async def _walk(self, walk: _Walk[T]) -> AsyncIterator[AsyncPage[T]]:
@@ -184,10 +226,13 @@ class AsyncPage(_PageBase[T]):
         while page is not None:
             walk.pages += 1
             yield page
-            page = await page.next_page() if walk.goes_on() else None
+            page = await page.next_page() if walk.goes_on(page) else None
 
-    def iter_items(self, *, max_items: Optional[int] = None, max_pages: Optional[int] = None) -> AsyncIterator[T]:
-        """Every item from this page on, stopping at ``max_items`` or after ``max_pages``."""
+    def iter_items(
+        self, *, max_items: Optional[int] = None, max_pages: Optional[int] = DEFAULT_MAX_PAGES
+    ) -> AsyncIterator[T]:
+        """Every item from this page on, stopping quietly at ``max_items``; more than
+        ``max_pages`` pages is a ``PageLimitError``."""
         walk: _Walk[T] = _Walk(max_pages, max_items)
         return (item async for page in self._walk(walk) for item in walk.take(page.items))
 

@@ -6,6 +6,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 
+from .._errors import PaginationError
 from ._base import SportsPostsModel, UTCDateTime
 
 __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse", "TaggedPlayer", "TaggedTeam"]
@@ -168,11 +169,30 @@ class Pagination(SportsPostsModel):
 
 
 class PostsResponse(SportsPostsModel):
-    """The body of GET /posts."""
+    """The body of GET /posts. Both sections are required: a 200 without ``pagination`` or
+    ``items`` is not an empty page (a poller would commit it as "nothing new")."""
 
-    pagination: Pagination = Field(default_factory=Pagination)
+    pagination: Pagination
     """Where this page stands."""
 
-    items: list[Post]  # required: a body without items is not an empty page
+    items: list[Post]
     """The posts of this page."""
 
+    def check_follows(self, previous: PostsResponse) -> None:
+        """Raise ``PaginationError`` unless this page, asked for as the one after
+        ``previous``, moves on: a page number that does not grow, or the very same posts
+        again, means the next call would bring nothing new either."""
+        asked = previous.pagination.page + 1
+        if self.pagination.page <= previous.pagination.page:
+            raise PaginationError(
+                f"GET /posts page {asked} did not advance: the service answered page "
+                f"{self.pagination.page} after page {previous.pagination.page}",
+                page=asked,
+            )
+        ids = {post.id for post in self.items}
+        if ids and ids == {post.id for post in previous.items}:
+            raise PaginationError(
+                f"GET /posts page {asked} did not advance: it holds the same {len(ids)} "
+                f"post(s) as page {previous.pagination.page}",
+                page=asked,
+            )

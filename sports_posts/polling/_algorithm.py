@@ -29,6 +29,7 @@ from .._errors import (
     APIConnectionError,
     InternalServerError,
     InvalidParameterError,
+    PageLimitError,
     ParameterError,
     RateLimitError,
     SinceIdNotFoundError,
@@ -40,6 +41,8 @@ from ..models.post import Post, PostsResponse
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK",
+    "MAX_CLOCK_SKEW",
+    "MAX_PAGES_PER_CYCLE",
     "Action",
     "CheckpointError",
     "Commit",
@@ -63,6 +66,9 @@ REFERENCE_PAGE_MAX_LIMIT = 50
 """The reference page's maximum page size; the poller falls back to it when a service that
 follows that page rejects the machine-readable description's 100 (spec 4.1 discrepancy)."""
 """The largest page of the machine-readable description: fewer calls per busy cycle."""
+MAX_PAGES_PER_CYCLE = 1000
+"""Pages one cycle may read: 100,000 posts at ``limit=100`` in one window is no real feed,
+but a service that claims ``has_next`` forever would otherwise cost calls forever."""
 RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
 BACKOFF_INITIAL = 1.0
@@ -71,6 +77,11 @@ RATE_LIMIT_BACKOFF_CAP = 3600.0
 """Repeated 429s without ``Retry-After`` (a monthly quota says nothing) back off up to an
 hour, not a minute: a quota spent on the 3rd is not worth asking about 40,000 times."""
 SECONDS_PER_DAY = 86400.0
+MAX_CLOCK_SKEW = timedelta(minutes=5)
+"""How far ahead of the poller's clock a stored watermark may be: the service's
+``created_at`` and this machine's clock differ by seconds under NTP. Further ahead, the
+state was written by a clock that was wrong (or edited by hand), and resuming from it
+would skip every post up to that time in silence, so it is refused."""
 
 
 class CheckpointError(SportsPostsError):
@@ -91,15 +102,17 @@ def _iso(value: datetime) -> str:
 def _parse_iso(value: Any, what: str) -> datetime:
     if not isinstance(value, str):
         raise CheckpointError(
-            f"checkpoint field {what!r}: expected an ISO 8601 string, got {value!r}"
+            f"checkpoint field {what!r}: expected an ISO 8601 string, got {type(value).__name__}"
         )
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise CheckpointError(f"checkpoint field {what!r}: {value!r} is not ISO 8601") from None
-    if parsed.tzinfo is None:
-        raise CheckpointError(f"checkpoint field {what!r}: {value!r} has no UTC offset")
-    return _utc(parsed)
+        if parsed.tzinfo is None:
+            raise CheckpointError(f"checkpoint field {what!r}: {value[:40]!r} has no UTC offset")
+        return _utc(parsed)
+    except (ValueError, OverflowError):  # not ISO 8601, or out of range once in UTC
+        raise CheckpointError(
+            f"checkpoint field {what!r}: {value[:40]!r} is not an ISO 8601 time"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -173,9 +186,10 @@ class PollState:
         if not isinstance(data, dict):
             raise CheckpointError(f"checkpoint is not a JSON object: {type(data).__name__}")
         version = data.get("version")
-        if version != STATE_VERSION:
+        if type(version) is not int or version != STATE_VERSION:  # true == 1 in Python
             raise CheckpointError(
-                f"checkpoint version {version!r} is not supported (this SDK writes {STATE_VERSION})"
+                f"checkpoint version {str(version)[:20]!r} is not supported "
+                f"(this SDK writes {STATE_VERSION})"
             )
         seen_raw = data.get("seen", {})
         if not isinstance(seen_raw, dict):
@@ -183,7 +197,7 @@ class PollState:
         since_id = data.get("since_id")
         if since_id is not None and not isinstance(since_id, str):
             raise CheckpointError(
-                f"checkpoint field 'since_id': expected a string, got {since_id!r}"
+                f"checkpoint field 'since_id': expected a string, got {type(since_id).__name__}"
             )
         since_id_at_raw = data.get("since_id_created_at")
         since_id_at = (
@@ -192,7 +206,7 @@ class PollState:
         return cls(
             watermark=_parse_iso(data.get("watermark"), "watermark"),
             floor=_parse_iso(data.get("floor"), "floor"),
-            seen={str(i): _parse_iso(t, f"seen.{i}") for i, t in seen_raw.items()},
+            seen={str(i): _parse_iso(t, f"seen.{str(i)[:40]}") for i, t in seen_raw.items()},
             since_id=since_id if since_id_at is not None else None,
             since_id_created_at=since_id_at if since_id is not None else None,
         )
@@ -203,7 +217,21 @@ class PollState:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError) as exc:
             raise CheckpointError(f"checkpoint is not valid JSON: {exc}") from None
+        except RecursionError:  # "[[[[...": nesting deeper than the parser's stack
+            raise CheckpointError("checkpoint is not a state: JSON nested too deeply") from None
         return cls.from_dict(data)
+
+    def check_not_ahead_of(self, now: datetime) -> None:
+        """Refuse a state whose watermark is further ahead of ``now`` than
+        ``MAX_CLOCK_SKEW``: resuming from it would skip posts in silence."""
+        ahead = max(self.watermark, self.floor) - _utc(now)
+        if ahead > MAX_CLOCK_SKEW:
+            raise CheckpointError(
+                f"the poller's watermark {_iso(self.watermark)} is {ahead} ahead of the clock "
+                f"({_iso(now)}; the allowance for clock skew is {MAX_CLOCK_SKEW}): every post "
+                "before it would be skipped. A checkpoint written under a wrong clock or edited "
+                "by hand: delete it, or pass since= in the past, to start over"
+            )
 
 
 # -- actions ---------------------------------------------------------------------------
@@ -277,6 +305,7 @@ class PollConfig:
     limit: int = DEFAULT_LIMIT
     max_calls_per_day: Optional[int] = None
     limit_given: bool = False
+    max_pages: int = MAX_PAGES_PER_CYCLE
 
     @classmethod
     def build(
@@ -382,6 +411,7 @@ def poll_cycles(
     least ``calls x 86400 / max_calls_per_day`` seconds; so over any run the calls average
     at most ``max_calls_per_day`` a day, whatever mix of busy, idle and failing cycles.
     """
+    state.check_not_ahead_of(clock())
     yield Commit(state)  # the starting point is saved before the first call, so a restart keeps it
     unpaid = 0  # calls since the last wait
 
@@ -403,7 +433,15 @@ def poll_cycles(
         found: dict[str, Post] = {}
         page = 1
         failures = 0
+        previous: Optional[PostsResponse] = None  # the last page read in this cycle
         while True:
+            if page > config.max_pages:
+                raise PageLimitError(
+                    f"a polling cycle read {config.max_pages} pages of GET /posts and the service "
+                    f"still claims more (PollConfig.max_pages = {config.max_pages}): a service "
+                    "that ignores since, or a feed too wide for one poller; narrow the filters",
+                    max_pages=config.max_pages,
+                )
             result = yield Fetch(config.query(state, page))
             unpaid += 1
             if isinstance(result, SinceIdNotFoundError) and state.since_id is not None:
@@ -426,7 +464,8 @@ def poll_cycles(
                     config.limit, result.error_message, REFERENCE_PAGE_MAX_LIMIT,
                 )
                 config = replace(config, limit=REFERENCE_PAGE_MAX_LIMIT)
-                page, found = 1, {}  # page numbers mean other posts with another page size
+                # page numbers mean other posts with another page size
+                page, found, previous = 1, {}, None
                 continue
             if isinstance(result, BaseException):
                 seconds = _retry_wait(config, result, failures, rand)
@@ -443,6 +482,9 @@ def poll_cycles(
                     f"a Fetch must be answered with a PostsResponse, got {type(result).__name__}"
                 )
             failures = 0
+            if previous is not None:
+                result.check_follows(previous)  # a page that does not advance ends the run
+            previous = result
             reached_floor = False
             for post in result.items:
                 # The local check repeats the service's exclusive `since`: a post at or

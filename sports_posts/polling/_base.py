@@ -28,7 +28,7 @@ from ._algorithm import (
     to_datetime,
 )
 from ._lease import Lease, LeaseLostError
-from .checkpoints import Checkpoint, MemoryCheckpoint
+from .checkpoints import Checkpoint, MemoryCheckpoint, hold, release
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,7 @@ class _PollerBase:
             raise TypeError(f"a Load must be answered with a PollState or None, got {stored!r}")
         algorithm = poll_cycles(self._config, self._initial_state(stored), clock=self._clock, rand=self._rand)
         result: object = None
+        hold(self._checkpoint)  # a FileCheckpoint's lock, for this poller's life
         try:
             while True:
                 action = algorithm.send(result)
@@ -186,6 +187,7 @@ class _PollerBase:
                     self._committed(action.state)
         finally:
             algorithm.close()
+            release(self._checkpoint)
 
     def _take_lease(self) -> Generator[IOStep, object, Optional[int]]:
         """The lease's fencing token once taken (standing by meanwhile), ``None`` without a

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 import threading
+import weakref
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
@@ -24,9 +26,12 @@ __all__ = [
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointError",
+    "CheckpointLockedError",
     "FileCheckpoint",
     "MemoryCheckpoint",
     "RedisCheckpoint",
+    "hold",
+    "release",
 ]
 
 
@@ -45,6 +50,54 @@ class CheckpointConflictError(CheckpointError):
     Two pollers on one key would deliver the same posts twice; the second one stops here
     instead. Give each worker its own key (one per league, say).
     """
+
+
+class CheckpointLockedError(CheckpointError):
+    """Another poller holds this checkpoint file (two processes started by mistake, say).
+
+    Both would deliver the same posts; the second stops before its first call instead.
+    """
+
+
+def hold(checkpoint: object) -> None:
+    """Take what a checkpoint holds for one poller's life (a ``FileCheckpoint``'s
+    lock); a checkpoint without ``acquire()`` holds nothing."""
+    acquire = getattr(checkpoint, "acquire", None)
+    if callable(acquire):
+        acquire()
+
+
+def release(checkpoint: object) -> None:
+    """Give back what ``hold`` took; safe to call when nothing is held."""
+    give_back = getattr(checkpoint, "release", None)
+    if callable(give_back):
+        give_back()
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # OSError when another process holds it
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> None:
+        # flock: held by the open file, dropped by the kernel when the process dies, so a
+        # killed poller never leaves a stale lock behind.
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError (EWOULDBLOCK) when held
+
+
+def _holder(fd: int) -> str:
+    """The process id the lock's holder wrote into the lock file, if it can be read."""
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii", "replace").strip()
+    except OSError:
+        return "unknown"
+    return text if text.isdigit() else "unknown"
 
 
 class MemoryCheckpoint:
@@ -73,15 +126,65 @@ class FileCheckpoint:
     one (a stray ``.<name>.*.tmp`` may remain; it is ignored and removed by the next
     save). A file that cannot be read back raises [`CheckpointError`][sports_posts.CheckpointError] naming the
     path: delete it to start over.
+
+    A poller holds an OS lock on ``<path>.lock`` for its whole life (``flock``; on
+    Windows ``msvcrt.locking``), so a second poller on the same file, in this process or
+    another, fails at its start with ``CheckpointLockedError``. Plain ``load()`` and
+    ``save()`` take no lock: reading a checkpoint a poller is using is fine.
     """
 
     def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
         self.path = Path(path)
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self._lock: Optional[Callable[[], object]] = None  # closes the lock's descriptor
+        self._loaded: object = None  # the file's identity when load() read it
 
     def __repr__(self) -> str:
         return f"FileCheckpoint({str(self.path)!r})"
 
+    def _identity(self) -> object:
+        """What changes whenever ``save`` replaces the file (a rename makes a new inode)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return "absent"
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def acquire(self) -> None:
+        """Hold this checkpoint for one poller; ``CheckpointLockedError`` when another
+        poller holds it, or saved it since this object loaded it (a stale start)."""
+        if self._lock is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            _try_lock(fd)
+        except OSError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise CheckpointLockedError(
+                f"{self.path} is in use by another poller (process {holder}, lock file "
+                f"{self.lock_path.name}): two pollers on one checkpoint would both deliver "
+                "the same posts; stop the other one, or give this one its own file"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        self._lock = weakref.finalize(self, os.close, fd)
+        if self._loaded is not None and self._identity() != self._loaded:
+            self.release()
+            raise CheckpointLockedError(
+                f"{self.path} was saved by another poller after this one read it; "
+                "start this poller again to resume from the newer state"
+            )
+
+    def release(self) -> None:
+        """Let another poller take this checkpoint (closing the descriptor drops the lock)."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock()
+
     def load(self) -> Optional[PollState]:
+        self._loaded = self._identity()  # before reading: a save in between reads as a change
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:

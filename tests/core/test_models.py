@@ -90,7 +90,14 @@ def test_lenient_where_the_wire_varies() -> None:
         (page([post(created_at="not a date")]), "items.0.created_at"),
         (page([post(), {"text": "no id"}]), "items.1.id"),
         ({"pagination": {"page": "first"}, "items": []}, "pagination.page"),
-        ({"items": "nope"}, "items"),
+        ({"pagination": {"page": 1}, "items": "nope"}, "items"),
+        ({"pagination": {"page": 1}, "items": {"0": post()}}, "items"),
+        ({"pagination": {"page": 1}, "items": ["1", "2"]}, "items.0"),
+        ({"pagination": {"page": 1}, "items": [post(), None]}, "items.1"),
+        ({"pagination": {"page": 1}, "items": [[post()]]}, "items.0"),
+        ({"pagination": None, "items": []}, "pagination"),
+        ({"pagination": [1], "items": []}, "pagination"),
+        ({"items": [post()]}, "pagination"),
     ],
 )
 def test_a_2xx_body_that_does_not_parse_names_the_field(
@@ -146,6 +153,7 @@ def test_arbitrary_json_parses_or_raises_a_typed_error(body: Any) -> None:
         ("/account/x-ids", {"as_of": "2024-05-01T00:00:00Z"}, "ids_to_delete"),
         ("/account/information", {"company": {"name": "Acme"}}, "billing_cycle"),
         ("/posts", {"pagination": {"page": 1}}, "items"),
+        ("/posts", {"items": []}, "pagination"),
         ("/ids", {"ok": True, "count": 3}, "items"),
     ],
 )

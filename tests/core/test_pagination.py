@@ -55,8 +55,16 @@ def test_next_page_and_has_next_page(api: respx.MockRouter, client: sp.SportsPos
 
 def test_max_pages_and_max_items_guard_the_spend(api: respx.MockRouter, client: sp.SportsPosts) -> None:
     route = _pages(api, 5)
-    assert len(list(client.posts.list().iter_pages(max_pages=2))) == 2
-    assert route.call_count == 2
+    pages = []
+    with pytest.raises(sp.pagination.PageLimitError, match=r"max_pages bound \(2\).*pass a larger") as info:
+        for p in client.posts.list().iter_pages(max_pages=2):
+            pages.append(p)
+    assert info.value.max_pages == 2 and len(pages) == 2
+    assert route.call_count == 2, "the bound is checked before the call past it"
+    route.reset()
+    route.side_effect = [httpx.Response(200, json=page([post("a")], page=1, has_next=True)),
+                         httpx.Response(200, json=page([post("b")], page=2, has_next=False))]
+    assert len(list(client.posts.list().iter_pages(max_pages=2))) == 2, "a walk that fits is no error"
     route.reset()
     route.side_effect = [httpx.Response(200, json=page([post(f"{p}") for p in range(2)], page=1, has_next=True)),
                          httpx.Response(200, json=page([post("x")], page=2, has_next=True))]

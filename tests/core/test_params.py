@@ -11,11 +11,18 @@ import respx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sports_posts import ParameterError, SportsPostsError
-from sports_posts._params import encode_posts_params
+import sports_posts
+from sports_posts import (
+    BadRequestError,
+    InvalidParameterError,
+    InvalidRequestError,
+    ParameterError,
+    SportsPostsError,
+)
+from sports_posts._params import MAX_URL_LENGTH, encode_posts_params
 from tests.runner import Runner
 
-from .conftest import page
+from .conftest import BASE_URL, page
 
 
 @pytest.mark.parametrize(
@@ -24,9 +31,11 @@ from .conftest import page
         ({"leagues": "NFL,NBA"}, {"leagues": "NFL,NBA"}),
         ({"leagues": ["NFL", "NBA"]}, {"leagues": "NFL,NBA"}),
         ({"leagues": ("nfl", " nba ")}, {"leagues": "nfl,nba"}),
-        ({"league": "NHL"}, {"leagues": "NHL"}),
-        ({"league": "NHL", "leagues": ["NHL"]}, {"leagues": "NHL"}),
+        ({"league": "NHL"}, {"league": "NHL"}),
+        ({"league": "NFL,NBA"}, {"league": "NFL,NBA"}),
+        ({"leagues": "NFL,NBA"}, {"leagues": "NFL,NBA"}),
         ({"sports": ["soccer", "basketball"]}, {"sports": "soccer,basketball"}),
+        ({"sports": "Soccer,AmericanFootball"}, {"sports": "Soccer,AmericanFootball"}),
         ({"teams": ["1", 2], "id_type": "service"}, {"teams": "1,2", "id_type": "service"}),
         ({"players": "a,b", "id_type": "provider1_guid"}, {"players": "a,b", "id_type": "provider1_guid"}),
         (
@@ -34,8 +43,11 @@ from .conftest import page
             {"match": "10,20", "start_time": "2024-05-01T23:30:00Z", "include_pregame": "true"},
         ),
         ({"lat": 40.7128, "lng": -74, "radius_km": 145}, {"lat": "40.7128", "lng": "-74", "radius_km": "145"}),
+        ({"lat": 40.0, "lng": -74.0, "radius_km": 50.0}, {"lat": "40", "lng": "-74", "radius_km": "50"}),
+        ({"lat": 0, "lng": 0, "radius_km": 12.5}, {"lat": "0", "lng": "0", "radius_km": "12.5"}),
         ({"media_type": "animated_gif", "aspect_ratio": "portrait"}, {"media_type": "animated_gif", "aspect_ratio": "portrait"}),
         ({"min_score": 7.5, "min_duration": 3000}, {"min_score": "7.5", "min_duration": "3000"}),
+        ({"min_score": 7.0}, {"min_score": "7"}),
         ({"highlight": False, "has_player": True, "custom_sources": False},
          {"highlight": "false", "has_player": "true", "custom_sources": "false"}),
         ({"user_location": "gb"}, {"user_location": "GB"}),
@@ -56,6 +68,7 @@ def test_parameters_encode_as_the_wire_expects(params: dict[str, Any], expected:
         ({"leagues": "XFL"}, "XFL"),
         ({"teams": "a", "id_type": "provider9"}, "provider9"),
         ({"media_type": "hologram"}, "hologram"),
+        ({"league": "XFL"}, "XFL"),
     ],
 )
 def test_open_vocabularies_pass_through(params: dict[str, Any], value: str) -> None:
@@ -94,7 +107,37 @@ BAD_PARAMS = [
     ({"leagues": ""}, "leagues"),
     ({"leagues": ["NFL", None]}, "leagues"),
     ({"league": "NFL", "leagues": "NBA"}, "league"),
+    ({"league": "NFL", "leagues": "NFL"}, "league"),
     ({"bogus": 1}, "bogus"),
+    # closed vocabularies of spec 4.1
+    ({"sort": "newest"}, "sort"),
+    ({"sort": "Recent"}, "sort"),
+    ({"aspect_ratio": "wide"}, "aspect_ratio"),
+    ({"sports": "football,curling"}, "sports"),
+    ({"sports": ["NFL"]}, "sports"),
+    ({"include_pregame": "true", "match": "1,2", "start_time": "2024-05-01T00:00:00Z"}, "include_pregame"),
+    ({"custom_sources": 1}, "custom_sources"),
+    # careless callers: control characters, commas inside items, non-string items, sizes
+    ({"leagues": "NFL\r\nX-Injected: 1"}, "leagues"),
+    ({"since_id": "123\n"}, "since_id"),
+    ({"id_type": "service\x00", "teams": "1"}, "id_type"),
+    ({"media_type": "video\u2028"}, "media_type"),
+    ({"user_location": "U\tS"}, "user_location"),
+    ({"leagues": ["NFL", "NBA,MLB"]}, "leagues"),
+    ({"teams": ["1", "2,3"], "id_type": "service"}, "teams"),
+    ({"leagues": ["NFL\n"]}, "leagues"),
+    ({"leagues": ["NFL", True]}, "leagues"),
+    ({"leagues": ["NFL", 1.5]}, "leagues"),
+    ({"leagues": [["NFL"]]}, "leagues"),
+    ({"leagues": [b"NFL"]}, "leagues"),
+    ({"leagues": {"NFL"}}, "leagues"),
+    ({"players": ["\ud800"], "id_type": "service"}, "players"),
+    ({"page": 2**64}, "page"),
+    ({"min_duration": 10**5000}, "min_duration"),
+    ({"lat": 10**400, "lng": 0}, "lat"),
+    ({"players": ["p" * 8200], "id_type": "service"}, "players"),
+    ({"players": ["p" * 80] * 100, "id_type": "service"}, "players"),
+    ({"since_id": "9" * 9000}, "since_id"),
 ]
 
 
@@ -118,14 +161,79 @@ def test_mode_helper_checks_too(runner: Runner, api: respx.MockRouter) -> None:
     assert route.call_count == 0
 
 
-def test_ids_checks_before_sending(runner: Runner, api: respx.MockRouter) -> None:
+IDS_BAD = [
+    (lambda c: c.ids.teams(""), "league"),
+    (lambda c: c.ids.teams("  "), "league"),
+    (lambda c: c.ids.teams(None), "league"),
+    (lambda c: c.ids.teams("NBA\r\n"), "league"),
+    (lambda c: c.ids.teams("NBA", lookup=1.5), "lookup"),
+    (lambda c: c.ids.teams("NBA", lookup="1\n2"), "lookup"),
+    (lambda c: c.ids.teams("NBA", lookup=2**70), "lookup"),
+    (lambda c: c.ids.teams("NBA", reference_id="nba_id\x00"), "reference_id"),
+    (lambda c: c.ids.teams("NBA", lookup="x" * 9000), "lookup"),
+    (lambda c: c.ids.list("", "NBA"), "entity"),
+    (lambda c: c.ids.list("players\t", "NBA"), "entity"),
+    (lambda c: c.ids.list(["teams"], "NBA"), "entity"),
+    (lambda c: c.ids.list("teams", "NBA", bogus=1), "bogus"),
+]
+
+
+@pytest.mark.parametrize(("call", "parameter"), IDS_BAD)
+def test_ids_checks_before_sending(runner: Runner, api: respx.MockRouter, call: Any, parameter: str) -> None:
     route = api.get("/ids").respond(200, json={"ok": True, "count": 0, "items": []})
     with pytest.raises(ParameterError) as info:
-        runner.run(lambda c: c.ids.teams(""))
-    assert info.value.parameter == "league"
-    with pytest.raises(ParameterError):
-        runner.run(lambda c: c.ids.teams("NBA", lookup=1.5))
+        runner.run(call)
+    assert info.value.parameter == parameter
     assert route.call_count == 0
+
+
+def test_league_and_leagues_go_on_the_wire_under_the_name_the_caller_used(
+    runner: Runner, api: respx.MockRouter
+) -> None:
+    route = api.get("/posts").respond(200, json=page([]))
+    runner.run(lambda c: c.posts.list(league="NFL,NBA"))
+    runner.run(lambda c: c.posts.list(leagues=["NFL", "NBA"]))
+    assert [dict(call.request.url.params) for call in route.calls] == [
+        {"league": "NFL,NBA"}, {"leagues": "NFL,NBA"}
+    ]
+
+
+def test_whole_radius_goes_on_the_wire_without_a_decimal_point(runner: Runner, api: respx.MockRouter) -> None:
+    route = api.get("/posts").respond(200, json=page([]))
+    runner.run(lambda c: c.posts.nearby(40.5, -74.0, radius_km=50.0))
+    assert route.calls[0].request.url.query == b"lat=40.5&lng=-74&radius_km=50"
+
+
+def test_the_url_limit_counts_the_whole_url(runner: Runner, api: respx.MockRouter) -> None:
+    route = api.get("/posts").respond(200, json=page([]))
+    prefix = len(f"{BASE_URL}/posts?since_id=")
+    runner.run(lambda c: c.posts.list(since_id="9" * (MAX_URL_LENGTH - prefix)))  # exactly at the limit
+    assert len(str(route.calls[0].request.url)) == MAX_URL_LENGTH
+    with pytest.raises(ParameterError, match="8,193 bytes.*since_id") as info:
+        runner.run(lambda c: c.posts.list(since_id="9" * (MAX_URL_LENGTH - prefix + 1)))
+    assert info.value.parameter == "since_id"
+    with pytest.raises(ParameterError):  # a longer base URL leaves less room for the query
+        runner.run(
+            lambda c: c.posts.list(since_id="9" * (MAX_URL_LENGTH - prefix)),
+            base_url=BASE_URL.replace("api.test", "api.example.test"),
+        )
+    assert route.call_count == 1
+
+
+def test_one_class_catches_a_refused_parameter_on_either_side(runner: Runner, api: respx.MockRouter) -> None:
+    api.get("/posts").respond(
+        400, json={"ok": False, "error_code": "INVALID_PARAMETER", "error_message": "user_location: ZZ"}
+    )
+    caught = []
+    for call in (lambda c: c.posts.list(sort="newest"), lambda c: c.posts.list(user_location="ZZ")):
+        try:
+            runner.run(call)
+        except InvalidRequestError as exc:
+            caught.append(type(exc))
+    assert caught == [ParameterError, InvalidParameterError]
+    assert issubclass(ParameterError, ValueError)
+    assert issubclass(InvalidParameterError, BadRequestError)
+    assert "InvalidRequestError" in sports_posts.__all__
 
 
 _values = st.one_of(

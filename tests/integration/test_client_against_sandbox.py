@@ -127,8 +127,10 @@ def test_status_errors_from_the_service(runner: Runner, sandbox: Sandbox) -> Non
 
     with pytest.raises(sp.NotFoundError):
         runner.run(lambda c: c.posts.by_team(["999999"], id_type="service"))
-    with pytest.raises(sp.InvalidParameterError) as invalid:
+    with pytest.raises(sp.ParameterError):  # a closed vocabulary: refused before sending
         runner.run(lambda c: c.posts.by_sport("curling"))
+    with pytest.raises(sp.InvalidParameterError) as invalid:  # the service refuses it too
+        runner.run(lambda c: c._request(APICall("GET", "/posts", {"sports": "curling"}, bytes)))
     assert "sports" in str(invalid.value)
     with pytest.raises(sp.InvalidParameterError):
         runner.run(lambda c: c.posts.list(user_location="ZZ"))

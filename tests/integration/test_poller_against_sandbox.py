@@ -7,6 +7,7 @@ traffic takes a second and the run is the same every time.
 from __future__ import annotations
 
 import asyncio
+import gc
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Optional
@@ -111,6 +112,8 @@ def test_restart_from_a_file_checkpoint_loses_nothing_and_repeats_at_most_one_ba
             before.append(batch)
             if len(before) == 6:
                 break  # an abrupt stop: the sixth batch was handed out but never acknowledged
+        del first  # the worker is gone (collected, it frees the file's lock as a dead process would)
+        gc.collect()
         sb.advance(300)  # the worker is down for five minutes
 
         second = Poller(client, filters={"leagues": LEAGUES}, interval=60, checkpoint=FileCheckpoint(path),

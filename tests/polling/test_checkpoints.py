@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sports_posts import (
     AsyncSportsPosts,
@@ -61,12 +63,102 @@ def test_state_round_trips_through_json_with_a_version_field() -> None:
         b'{"version": 1, "watermark": "2026-11-21T12:00:00", "floor": "2026-11-21T12:00:00Z"}',
         b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "seen": []}',
         b"\xff\xfe\x00",
+        b"[" * 200_000 + b"]" * 200_000,  # nested past the parser's stack
+        b'{"seen": ' * 200_000 + b"1" + b"}" * 200_000,
+        b'{"version": true, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1.0, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": "0001-01-01T00:00:00+01:00", "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": ["2026"], "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "floor": "2026-11-21T12:00:00Z"}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "seen": {"a": 5}}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "since_id": {"x": 1}}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", '
+        b'"since_id": "1", "since_id_created_at": 5}',
+        b"null",
+        b'"a string"',
     ],
 )
 def test_a_state_that_cannot_be_read_back_is_a_checkpoint_error(text: bytes) -> None:
     with pytest.raises(CheckpointError) as info:
         PollState.from_json(text)
     assert isinstance(info.value, SportsPostsError)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=25,
+)
+_stamps = st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()) | st.text(max_size=30)
+_state_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "version": st.sampled_from([1, 2, True, 1.0, "1"]) | _json,
+        "watermark": _stamps | _json,
+        "floor": _stamps | _json,
+        "seen": st.dictionaries(st.text(max_size=8), _stamps | _json, max_size=4) | _json,
+        "since_id": st.text(max_size=8) | _json,
+        "since_id_created_at": _stamps | _json,
+    },
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_json, _state_like).map(json.dumps) | st.binary(max_size=64))
+def test_any_stored_text_reads_back_or_is_a_checkpoint_error(text: Any) -> None:
+    try:
+        state = PollState.from_json(text)
+    except CheckpointError:
+        return
+    assert PollState.from_json(state.to_json()) == state
+
+
+def test_a_malformed_file_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_bytes(b"[" * 200_000)
+    with pytest.raises(CheckpointError, match="deep.json.*delete the file"):
+        FileCheckpoint(path).load()
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(CheckpointError, match="dir.json"):
+        FileCheckpoint(tmp_path / "dir.json").load()
+
+
+# -- a watermark in the future ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("ahead", [timedelta(minutes=5, seconds=1), timedelta(days=365 * 3)])
+def test_a_watermark_ahead_of_the_clock_is_refused_before_any_call(
+    client: Any, service: FakePostsService, harness: TimeHarness, ahead: timedelta
+) -> None:
+    """Resuming from it would skip every post up to that time, in silence."""
+    future = PollState.start(T0 + ahead)
+    checkpoint = MemoryCheckpoint(future)
+    poller = make_poller(client, harness, interval=30, checkpoint=checkpoint)
+    with pytest.raises(CheckpointError, match=r"ahead of the clock .*allowance for clock skew is 0:05:00"):
+        next(iter(poller))
+    assert service.requests == []
+    assert checkpoint.load() == future, "the refused state is left for a person to look at"
+
+
+def test_a_watermark_within_the_skew_allowance_resumes(
+    client: Any, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.publish("late", 400.0)
+    harness.clock.advance(600)
+    checkpoint = MemoryCheckpoint(PollState.start(T0 + timedelta(seconds=600 + 299)))
+    harness.until = T0 + timedelta(seconds=700)
+    list(make_poller(client, harness, interval=30, checkpoint=checkpoint))
+    assert service.requests, "a state 4m59s ahead is clock skew, not a broken checkpoint"
+
+
+def test_a_future_watermark_in_a_file_is_refused(
+    tmp_path: Path, client: Any, service: FakePostsService, harness: TimeHarness
+) -> None:
+    path = tmp_path / "nfl.json"
+    FileCheckpoint(path).save(PollState.start(T0 + timedelta(hours=2)))
+    with pytest.raises(CheckpointError, match="delete it"):
+        next(iter(make_poller(client, harness, checkpoint=FileCheckpoint(path))))
+    assert service.requests == []
 
 
 def test_every_checkpoint_satisfies_the_protocol(tmp_path: Path, redis_url: str) -> None:
@@ -252,10 +344,11 @@ async def test_async_poller_restarts_from_file_checkpoint_without_loss(
             aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
         )
         with pytest.raises(KeyboardInterrupt):
-            async for batch in poller:
-                delivered.append([p.id for p in batch])
-                if len(delivered) == 3:
-                    raise KeyboardInterrupt
+            async with poller:  # ends the poller (and frees its file) without committing
+                async for batch in poller:
+                    delivered.append([p.id for p in batch])
+                    if len(delivered) == 3:
+                        raise KeyboardInterrupt
         restarted = make_async_poller(
             aclient, harness, since=T0, interval=30, checkpoint=FileCheckpoint(path)
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from datetime import timedelta
 
@@ -273,7 +274,9 @@ def test_restart_from_file_checkpoint_after_abrupt_stop_repeats_at_most_one_batc
             delivered.append([p.id for p in batch])
             if n == crash_after:
                 raise KeyboardInterrupt  # the process dies while handling this batch
-    del poller  # never closed: an abrupt stop
+    harness.poller = None
+    del poller  # never closed: an abrupt stop; collected, it frees the file as a dead process would
+    gc.collect()
 
     restarted = make_poller(
         client, harness, since=T0, interval=45, leagues="NFL", checkpoint=FileCheckpoint(path)
