@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from ._errors import ParameterError, SportsPostsError
+from ._steps import Done, advance
 from ._stores import runner_for
 
 if TYPE_CHECKING:
@@ -260,34 +261,25 @@ class CallBudget:
 
     def acquire(self) -> None:
         """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``)."""
-        steps, answer = self._acquire_steps(), None
-        while True:
-            try:
-                wait = steps.send(answer)
-            except StopIteration:
-                return
-            if wait is None:
-                answer = self.try_acquire()
-            else:
-                self._sleep(wait)
-                answer = None
+        steps = self._acquire_steps()
+        step = advance(steps, None)
+        while not isinstance(step, Done):
+            # None: draw now; a number: wait that long first (the draw's answer, or None)
+            step = advance(steps, self.try_acquire() if step is None else self._sleep(step))
 
     async def acquire_async(self) -> None:
         """``acquire`` for async clients (the wait, if any, is awaited)."""
         import asyncio
 
         sleep = self._async_sleep or asyncio.sleep
-        steps, answer = self._acquire_steps(), None
-        while True:
-            try:
-                wait = steps.send(answer)
-            except StopIteration:
-                return
-            if wait is None:
-                answer = await self.try_acquire_async()
+        steps = self._acquire_steps()
+        step = advance(steps, None)
+        while not isinstance(step, Done):
+            if step is None:
+                step = advance(steps, await self.try_acquire_async())
             else:
-                await sleep(wait)
-                answer = None
+                await sleep(step)
+                step = advance(steps, None)
 
     def seed(self, used: Union[int, AccountInformation]) -> Draw:
         """Set this month's count to at least ``used``: calls the account spent before the

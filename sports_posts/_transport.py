@@ -59,6 +59,7 @@ from ._http import (
     is_timeout,
 )
 from ._params import within_url_limit
+from ._steps import Done, advance
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -954,29 +955,6 @@ class RawResponse(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
-
-
-class Done(Generic[T]):
-    """A finished generator's return value, as a driver receives it from ``advance``."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: T) -> None:
-        self.value = value
-
-
-Y = TypeVar("Y")
-S = TypeVar("S")
-
-
-def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
-    """The flow's next step, or ``Done`` once it returns (its errors propagate).
-
-    A new flow is started with ``None`` (its answer type always admits it)."""
-    try:
-        return flow.send(answer)
-    except StopIteration as stop:
-        return Done(stop.value)
 
 
 def _same(value: T) -> T:
