@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Callable
 
 import httpx
 
-STACKS = ["httpx", "httpx2"]
+# httpx2 is published for Python 3.10 and newer only; on 3.9 the SDK runs on httpx alone.
+STACKS = ["httpx", "httpx2"] if sys.version_info >= (3, 10) else ["httpx"]
 ENV_VAR = "SPORTS_POSTS_HTTP_STACK"
 
 Handler = Callable[[httpx.Request], httpx.Response]
