@@ -22,6 +22,8 @@ from ._errors import (
     InvalidParameterError,
     InvalidRequestError,
     NotFoundError,
+    PageLimitError,
+    PaginationError,
     ParameterError,
     PaymentRequiredError,
     PermissionDeniedError,
@@ -62,8 +64,10 @@ if TYPE_CHECKING:
         PollState,
         RedisCheckpoint,
     )
+    from .polling.checkpoints import CheckpointLockedError
 
 _LAZY = {
+    "CheckpointLockedError": ".polling.checkpoints",
     "RawResponse": "._transport",
     "RequestOptions": "._transport",
     "AccountInformation": ".models.account",
@@ -133,6 +137,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointError",
+    "CheckpointLockedError",
     "Company",
     "ComplianceList",
     "CoordinationError",
@@ -146,7 +151,9 @@ __all__ = [
     "Media",
     "MemoryCheckpoint",
     "NotFoundError",
+    "PageLimitError",
     "Pagination",
+    "PaginationError",
     "ParameterError",
     "PaymentRequiredError",
     "PermissionDeniedError",
