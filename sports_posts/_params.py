@@ -474,10 +474,16 @@ def within_url_limit(request: R) -> R:
     length = len(str(request.url).encode())
     if length <= MAX_URL_LENGTH:
         return request
-    params = request.url.params
+    raise url_too_long(request.url.params, length)
+
+
+def url_too_long(params: Mapping[str, str], length: Optional[int] = None) -> ParameterError:
+    """The error of a URL over the limit (``length`` unknown when the HTTP library refused
+    to build it), naming the longest parameter."""
     longest = max(params.keys(), key=lambda k: len(params.get(k, "")), default=None)
-    raise ParameterError(
-        f"the request URL would be {length:,} bytes, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
+    size = f"{length:,} bytes" if length is not None else "longer than the HTTP library accepts"
+    return ParameterError(
+        f"the request URL would be {size}, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
         + (f"; the longest parameter is {longest}" if longest else "")
         + ": split the call (fewer ids per request, say)",
         parameter=longest,

@@ -58,7 +58,7 @@ from ._http import (
     default_stack,
     is_timeout,
 )
-from ._params import within_url_limit
+from ._params import url_too_long, within_url_limit
 from ._steps import Done, advance
 from ._version import __version__
 
@@ -495,9 +495,14 @@ def build_request(
         timeouts = {k: remaining if v is None else min(v, remaining) for k, v in timeouts.items()}
     url = config.base_url + call.path
     extensions = {"timeout": timeouts}
-    if client is None:
-        return within_url_limit(Request(call.method, url, params=params, headers=headers, extensions=extensions))
-    return within_url_limit(client.build_request(call.method, url, params=params, headers=headers, extensions=extensions))
+    try:
+        if client is None:
+            request = Request(call.method, url, params=params, headers=headers, extensions=extensions)
+        else:
+            request = client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
+    except (InvalidURL, config.stack.module.InvalidURL):  # a query past the library's own limit
+        raise url_too_long(params) from None
+    return within_url_limit(request)
 
 
 def attempt_seconds(timeout: Timeout) -> Optional[float]:
