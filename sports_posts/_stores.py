@@ -11,11 +11,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from typing import Any, Optional
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ._errors import ParameterError, SportsPostsError
 
-__all__ = ["CoordinationError", "PostgresRunner", "RedisRunner", "redact_url"]
+__all__ = ["CoordinationError", "PostgresRunner", "RedisRunner", "redact_url", "scrub"]
 
 
 class CoordinationError(SportsPostsError):
@@ -38,11 +38,24 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def _scrub(text: str, url: Optional[str]) -> str:
-    if url is None:
-        return text
-    password = urlsplit(url).password
-    return text.replace(password, "***") if password else text
+def _password(url: str) -> Optional[str]:
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        return None
+    return unquote(password) if password else None
+
+
+def scrub(text: str, url: Optional[str]) -> str:
+    """``text`` with the URL's password (raw and percent-decoded) masked, in case a driver
+    echoes it. The fleet stores of ``sports_posts.webhooks`` use this one too."""
+    password = _password(url) if url else None
+    if password:
+        raw = urlsplit(url).password if url else None
+        for secret in {password, raw}:
+            if secret:
+                text = text.replace(secret, "***")
+    return text
 
 
 class _Runner:
@@ -77,7 +90,7 @@ class _Runner:
         return f"{self.engine}({where})"
 
     def _failed(self, exc: BaseException) -> CoordinationError:
-        detail = _scrub(f"{type(exc).__name__}: {exc}".strip(), self._url)
+        detail = scrub(f"{type(exc).__name__}: {exc}".strip(), self._url)
         return CoordinationError(f"{self._what}: {self.engine} failed ({detail})")
 
 

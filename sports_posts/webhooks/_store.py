@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any, Optional
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from .._errors import ParameterError
+from .._stores import scrub
 from .errors import StoreUnavailableError
 
 __all__ = ["StoreError", "check_body", "check_key", "check_retries", "describe_url", "missing_extra", "translated_errors"]
@@ -58,14 +59,6 @@ def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int,
     return max_attempts, tuple(float(b) for b in backoff)  # type: ignore[arg-type]
 
 
-def _password(url: str) -> Optional[str]:
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        return None
-    return unquote(password) if password else None
-
-
 def describe_url(url: str) -> str:
     """``host:port/db`` of a connection URL: never its user's password."""
     try:
@@ -76,17 +69,6 @@ def describe_url(url: str) -> str:
     where = f"{host}:{port}" if port else host
     path = parts.path.strip("/")
     return f"{where}/{path}" if path else where
-
-
-def scrub(text: str, url: Optional[str]) -> str:
-    """``text`` with the URL's password (raw and percent-decoded) masked, in case a driver echoes it."""
-    password = _password(url) if url else None
-    if password:
-        raw = urlsplit(url).password if url else None
-        for secret in {password, raw}:
-            if secret:
-                text = text.replace(secret, "***")
-    return text
 
 
 def missing_extra(owner: str, extra: str) -> StoreError:
