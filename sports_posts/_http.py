@@ -21,9 +21,8 @@ import ssl
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
-import httpcore
 import httpx
 from httpx import (
     URL,
@@ -40,6 +39,12 @@ from httpx import (
 )
 
 from ._errors import ParameterError, SportsPostsError
+
+if TYPE_CHECKING:
+    from httpcore import NetworkBackend as _NetworkBackend
+    from httpcore import NetworkStream as _NetworkStream
+else:  # duck-typed at run time: httpcore loads with the first pool, as httpx itself does
+    _NetworkBackend = _NetworkStream = object
 
 __all__ = [
     "ENV_VAR",
@@ -195,13 +200,13 @@ def _left(timeout: Optional[float], error: type[Exception]) -> Optional[float]:
     return left if timeout is None else min(timeout, left)
 
 
-class _DeadlineStream(httpcore.NetworkStream):
+class _DeadlineStream(_NetworkStream):
     """A socket stream whose every step ends by the current request's deadline.
 
     ``core`` is the stack's httpcore (httpcore or httpcore2): its timeouts are raised, so
     the stack's own client maps them to its timeout errors."""
 
-    def __init__(self, stream: httpcore.NetworkStream, core: ModuleType) -> None:
+    def __init__(self, stream: _NetworkStream, core: ModuleType) -> None:
         self._stream = stream
         self._core = core
 
@@ -216,7 +221,7 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: Optional[str] = None, timeout: Optional[float] = None
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         return _DeadlineStream(
             self._stream.start_tls(ssl_context, server_hostname, _left(timeout, self._core.ConnectTimeout)),
             self._core,
@@ -226,10 +231,10 @@ class _DeadlineStream(httpcore.NetworkStream):
         return self._stream.get_extra_info(info)
 
 
-class _DeadlineBackend(httpcore.NetworkBackend):
+class _DeadlineBackend(_NetworkBackend):
     """httpcore's backend with ``_DeadlineStream`` streams."""
 
-    def __init__(self, backend: httpcore.NetworkBackend, core: ModuleType) -> None:
+    def __init__(self, backend: _NetworkBackend, core: ModuleType) -> None:
         self._backend = backend
         self._core = core
 
@@ -240,7 +245,7 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         timeout: Optional[float] = None,
         local_address: Optional[str] = None,
         socket_options: Optional[Iterable[Any]] = None,
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         stream = self._backend.connect_tcp(
             host, port, _left(timeout, self._core.ConnectTimeout), local_address, socket_options
         )
@@ -248,7 +253,7 @@ class _DeadlineBackend(httpcore.NetworkBackend):
 
     def connect_unix_socket(
         self, path: str, timeout: Optional[float] = None, socket_options: Optional[Iterable[Any]] = None
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         stream = self._backend.connect_unix_socket(path, _left(timeout, self._core.ConnectTimeout), socket_options)
         return _DeadlineStream(stream, self._core)
 

@@ -33,8 +33,7 @@ from typing import (
 )
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-from tenacity import DoSleep, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
 from ._errors import (
@@ -58,11 +57,12 @@ from ._http import (
     default_stack,
     is_timeout,
 )
-from ._params import url_too_long, within_url_limit
 from ._steps import Done, advance
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from tenacity import RetryCallState, Retrying
+
     from ._budget import CallBudget
 
 __all__ = [
@@ -505,6 +505,35 @@ def build_request(
     return within_url_limit(request)
 
 
+MAX_URL_LENGTH = 8192
+"""The longest request URL the SDK sends, in bytes: 8 KiB is the limit many servers and
+proxies enforce (nginx's default buffer, for one); past it the answer is a 414 or a reset,
+after the call may already have been counted."""
+
+
+def within_url_limit(request: Request) -> Request:
+    """``request`` itself, or a ``ParameterError`` when its URL is longer than
+    ``MAX_URL_LENGTH``: the whole URL counts (base URL, path and encoded query), and
+    the error names the longest parameter, the likely culprit."""
+    length = len(str(request.url).encode())
+    if length <= MAX_URL_LENGTH:
+        return request
+    raise url_too_long(request.url.params, length)
+
+
+def url_too_long(params: Mapping[str, str], length: Optional[int] = None) -> ParameterError:
+    """The error of a URL over the limit (``length`` unknown when the HTTP library refused
+    to build it), naming the longest parameter."""
+    longest = max(params.keys(), key=lambda k: len(params.get(k, "")), default=None)
+    size = f"{length:,} bytes" if length is not None else "longer than the HTTP library accepts"
+    return ParameterError(
+        f"the request URL would be {size}, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
+        + (f"; the longest parameter is {longest}" if longest else "")
+        + ": split the call (fewer ids per request, say)",
+        parameter=longest,
+    )
+
+
 def attempt_seconds(timeout: Timeout) -> Optional[float]:
     """How long one attempt may take in all: the longest of its phase timeouts."""
     values = [v for v in timeout.as_dict().values() if v is not None]
@@ -795,7 +824,10 @@ def retry_wait(state: RetryCallState) -> float:
 
 def retry_policy(max_retries: int) -> Retrying:
     """The one retry policy: tenacity decides whether a failed attempt is retried and how
-    long to wait first; ``call_flow`` only asks it, so both clients share it."""
+    long to wait first; ``call_flow`` only asks it, so both clients share it. Tenacity is
+    imported here, at a call's first failure: a program whose calls succeed never loads it."""
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
     return Retrying(
         stop=stop_after_attempt(max_retries + 1),
         wait=retry_wait,
@@ -842,6 +874,24 @@ def transport_error(exc: Exception, request: Request, stack: Stack) -> APIConnec
 
 def _earliest(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return b if a is None else a if b is None else min(a, b)
+
+
+def _retry_state(max_retries: int) -> tuple[Retrying, RetryCallState]:
+    """The retry policy and the state of one call, begun."""
+    from tenacity import RetryCallState
+
+    retrying = retry_policy(max_retries)
+    retrying.begin()
+    return retrying, RetryCallState(retrying, fn=None, args=(), kwargs={})
+
+
+def _wait_of(decision: object) -> float:
+    """The seconds of tenacity's decision to sleep (any other decision is a bug)."""
+    from tenacity import DoSleep
+
+    if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
+        raise RuntimeError(f"unexpected retry decision {decision!r}")
+    return float(decision)
 
 
 def exchange_flow(
@@ -894,14 +944,10 @@ def exchange_flow(
         except SportsPostsError as exc:
             last: SportsPostsError = exc
             if retrying is None or state is None:
-                retrying = retry_policy(config.max_retries)
-                retrying.begin()
-                state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+                retrying, state = _retry_state(config.max_retries)
             state.set_exception((type(exc), exc, exc.__traceback__))
         decision = retrying.iter(state)  # raises the error when it is not to be retried
-        if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
-            raise RuntimeError(f"unexpected retry decision {decision!r}")
-        wait = float(decision)
+        wait = _wait_of(decision)
         if overall is not None and clock() + wait >= overall:
             log.info("not retrying: a wait of %.2fs would pass total_timeout (attempt %d failed: %s)",
                      wait, state.attempt_number, last)
