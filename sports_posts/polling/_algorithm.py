@@ -79,10 +79,10 @@ RATE_LIMIT_BACKOFF_CAP = 3600.0
 hour, not a minute: a quota spent on the 3rd is not worth asking about 40,000 times."""
 SECONDS_PER_DAY = 86400.0
 MAX_CLOCK_SKEW = timedelta(minutes=5)
-"""How far ahead of the poller's clock a stored watermark may be: the service's
-``created_at`` and this machine's clock differ by seconds under NTP. Further ahead, the
-state was written by a clock that was wrong (or edited by hand), and resuming from it
-would skip every post up to that time in silence, so it is refused."""
+"""How far ahead of the service's clock (this machine's, corrected by ``ClockSkew``) a
+stored watermark may be: ``created_at`` and the service's clock differ by seconds. Further
+ahead, the state was written by a clock that was wrong (or edited by hand), and resuming
+from it would skip every post up to that time in silence, so it is refused."""
 
 
 class CheckpointError(SportsPostsError):
