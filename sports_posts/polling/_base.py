@@ -78,7 +78,8 @@ class PollerOptions(TypedDict, total=False):
     filters: Optional[Mapping[str, Any]]
     """The GET /posts parameters of the feed (every one but since, since_id, page, sort)."""
     clock: Optional[Callable[[], datetime]]
-    """The current time as an aware datetime (tests and simulations)."""
+    """This machine's current time as an aware datetime (tests and simulations); the poller
+    corrects it by the skew the service's ``Date`` headers show (``clock_skew``)."""
     rand: Optional[Callable[[], float]]
     """The jitter source, a float in [0, 1) (tests and simulations)."""
     lease: Optional[Lease]
