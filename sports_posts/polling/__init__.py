@@ -22,6 +22,7 @@ from ._algorithm import (
 )
 from ._async import AsyncPoller
 from ._lease import Lease, LeaseLostError
+from ._skew import ClockSkew
 from ._sync import Poller
 from .checkpoints import (
     Checkpoint,
@@ -52,6 +53,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointError",
+    "ClockSkew",
     "Commit",
     "Deliver",
     "Fetch",

@@ -37,6 +37,7 @@ from .._errors import (
 )
 from .._params import encode_datetime, encode_posts_params
 from ..models.post import Post, PostsResponse
+from ._skew import ClockSkew
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -78,10 +79,10 @@ RATE_LIMIT_BACKOFF_CAP = 3600.0
 hour, not a minute: a quota spent on the 3rd is not worth asking about 40,000 times."""
 SECONDS_PER_DAY = 86400.0
 MAX_CLOCK_SKEW = timedelta(minutes=5)
-"""How far ahead of the poller's clock a stored watermark may be: the service's
-``created_at`` and this machine's clock differ by seconds under NTP. Further ahead, the
-state was written by a clock that was wrong (or edited by hand), and resuming from it
-would skip every post up to that time in silence, so it is refused."""
+"""How far ahead of the service's clock (this machine's, corrected by ``ClockSkew``) a
+stored watermark may be: ``created_at`` and the service's clock differ by seconds. Further
+ahead, the state was written by a clock that was wrong (or edited by hand), and resuming
+from it would skip every post up to that time in silence, so it is refused."""
 
 
 class CheckpointError(SportsPostsError):
@@ -221,10 +222,14 @@ class PollState:
             raise CheckpointError("checkpoint is not a state: JSON nested too deeply") from None
         return cls.from_dict(data)
 
+    def ahead_of(self, now: datetime) -> timedelta:
+        """How far the state's watermark (or floor) is ahead of ``now`` (negative: behind)."""
+        return max(self.watermark, self.floor) - _utc(now)
+
     def check_not_ahead_of(self, now: datetime) -> None:
         """Refuse a state whose watermark is further ahead of ``now`` than
         ``MAX_CLOCK_SKEW``: resuming from it would skip posts in silence."""
-        ahead = max(self.watermark, self.floor) - _utc(now)
+        ahead = self.ahead_of(now)
         if ahead > MAX_CLOCK_SKEW:
             raise CheckpointError(
                 f"the poller's watermark {_iso(self.watermark)} is {ahead} ahead of the clock "
@@ -401,19 +406,35 @@ def poll_cycles(
     *,
     clock: Callable[[], datetime],
     rand: Callable[[], float] = _random.random,
+    skew: Optional[ClockSkew] = None,
+    from_clock: bool = False,
 ) -> Generator[Action, object, None]:
     """The polling algorithm: yields actions, receives their results, never returns.
 
-    ``clock`` is the time of the service, near enough (the machine's UTC clock): it starts
-    each cycle, and a cycle's start minus ``lookback`` is where the window may slide to.
+    ``clock`` is this machine's UTC clock; ``skew`` (fed by the caller with each answer's
+    ``Date``) turns its readings into the service's time, which stamps ``created_at``: a
+    cycle's start minus ``lookback`` is where the window may slide to. ``from_clock`` says
+    that ``state`` starts at the local clock's now minus ``lookback``: once the first answer
+    dates the service's clock, a start that was off by more than ``NOISE`` is moved and the
+    first page asked again (one call, once). A stored watermark ahead of the local clock by
+    more than ``MAX_CLOCK_SKEW`` is judged by the service's clock once its first answer
+    comes (and refused at once when no correction could excuse it); every state is judged
+    by the service's clock after that first answer.
 
     Budget: every call made since the last wait is paid for by the next wait, which is at
     least ``calls x 86400 / max_calls_per_day`` seconds; so over any run the calls average
     at most ``max_calls_per_day`` a day, whatever mix of busy, idle and failing cycles.
     """
-    state.check_not_ahead_of(clock())
-    yield Commit(state)  # the starting point is saved before the first call, so a restart keeps it
+    estimating = skew is not None  # else no answer will ever date the service's clock
+    skew = skew if skew is not None else ClockSkew()
+    ahead = state.ahead_of(clock() + skew.offset)
+    # Ahead of this clock, but by less than a skew the first answer may reveal: judged then.
+    unjudged = estimating and MAX_CLOCK_SKEW < ahead <= MAX_CLOCK_SKEW + skew.max_correction
+    if not unjudged:
+        state.check_not_ahead_of(clock() + skew.offset)
+        yield Commit(state)  # the starting point is saved before the first call, so a restart keeps it
     unpaid = 0  # calls since the last wait
+    first_answer = True  # the first page answered in this run: the service's clock is known then
 
     def wait(seconds: float, reason: str) -> Sleep:
         nonlocal unpaid
@@ -429,7 +450,7 @@ def poll_cycles(
         return Sleep(paid, reason)
 
     while True:
-        started = clock()
+        started = clock()  # local; the service's time once the answers have dated its clock
         found: dict[str, Post] = {}
         page = 1
         failures = 0
@@ -482,6 +503,21 @@ def poll_cycles(
                     f"a Fetch must be answered with a PostsResponse, got {type(result).__name__}"
                 )
             failures = 0
+            if first_answer:
+                first_answer = False
+                if from_clock and skew.cautious_offset:
+                    # The start was now - lookback on a clock the service disagrees with:
+                    # move it to the service's now - lookback and read again from there.
+                    state = PollState.start(state.floor + skew.cautious_offset)
+                    log.info("starting point moved by %s to match the service's clock", skew.cautious_offset)
+                    unjudged = False
+                    yield Commit(state)
+                    page, found, previous = 1, {}, None
+                    continue
+                state.check_not_ahead_of(clock() + skew.offset)
+                if unjudged:
+                    unjudged = False
+                    yield Commit(state)
             if previous is not None:
                 result.check_follows(previous)  # a page that does not advance ends the run
             previous = result
@@ -500,7 +536,7 @@ def poll_cycles(
             page += 1
         batch = sorted(found.values(), key=lambda p: (p.created_at, p.id))
         log.debug("cycle done: %d page(s), %d new post(s)", page, len(batch))
-        advanced = state.advance(batch, config.lookback, started)
+        advanced = state.advance(batch, config.lookback, started + skew.cautious_offset)
         if batch:
             yield Deliver(batch, advanced)
         elif advanced != state:

@@ -15,7 +15,7 @@ from .._errors import SportsPostsError
 from .._transport import APICall, AsyncRequester, Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, PollState, Sleep, log
-from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase
+from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
 from ._lease import LeaseLostError
 from .checkpoints import MemoryCheckpoint
 
@@ -41,7 +41,7 @@ class AsyncPoller(_PollerBase):
         **options: Unpack[PollerOptions],
     ) -> None:
         self._setup(**options)
-        self._client = client.with_options(max_retries=0)
+        self._client = raw_view(client.with_options(max_retries=0))
         self._sleep = sleep or self._interruptible_sleep
         self._run: Optional[AsyncGenerator[list[Post], None]] = None
         self._wake: Optional[asyncio.Event] = None
@@ -135,7 +135,7 @@ class AsyncPoller(_PollerBase):
 
     async def _fetch(self, call: APICall[PostsResponse]) -> object:
         try:
-            return await self._client._request(call)
+            return await self._client._result(call, as_is)  # a RawResponse: its Date dates the service
         except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
             return exc
 

@@ -6,14 +6,14 @@ import random
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from typing_extensions import TypedDict
 
 from .. import _endpoints
 from .._budget import BudgetExhaustedError
-from .._errors import ParameterError
-from .._transport import APICall
+from .._errors import APIStatusError, ParameterError
+from .._transport import APICall, RawResponse
 from ..models.post import PostsResponse
 from ._algorithm import (
     DEFAULT_LOOKBACK,
@@ -28,6 +28,7 @@ from ._algorithm import (
     to_datetime,
 )
 from ._lease import Lease, LeaseLostError
+from ._skew import ClockSkew
 from .checkpoints import Checkpoint, MemoryCheckpoint, hold, release
 
 
@@ -55,7 +56,10 @@ IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit, Acquire, Renew, L
 error it raised), sleep, hand a batch to the consumer, save a state to the checkpoint, take
 or renew the lease, or fence and load the checkpoint."""
 
-__all__ = ["Acquire", "Load", "PollerOptions", "Renew", "_PollerBase"]
+__all__ = ["Acquire", "Load", "PollerOptions", "Renew", "_PollerBase", "as_is", "raw_view"]
+
+C = TypeVar("C")
+T = TypeVar("T")
 
 
 class PollerOptions(TypedDict, total=False):
@@ -74,11 +78,25 @@ class PollerOptions(TypedDict, total=False):
     filters: Optional[Mapping[str, Any]]
     """The GET /posts parameters of the feed (every one but since, since_id, page, sort)."""
     clock: Optional[Callable[[], datetime]]
-    """The current time as an aware datetime (tests and simulations)."""
+    """This machine's current time as an aware datetime (tests and simulations); the poller
+    corrects it by the skew the service's ``Date`` headers show (``clock_skew``)."""
     rand: Optional[Callable[[], float]]
     """The jitter source, a float in [0, 1) (tests and simulations)."""
     lease: Optional[Lease]
     """One live poller per checkpoint key in the fleet (needs a fenced checkpoint)."""
+
+
+def raw_view(client: C) -> C:
+    """The client as the poller calls it: its ``with_raw_response`` view, whose answers keep
+    their headers (the ``Date`` the skew estimate reads) at no extra cost. A requester
+    without one answers bare models, and the poller keeps to the local clock."""
+    view: C = getattr(client, "with_raw_response", client)
+    return view
+
+
+def as_is(value: T) -> T:
+    """What a raw view's call is shaped into: the answer itself (a ``RawResponse``)."""
+    return value
 
 
 def _now() -> datetime:
@@ -130,6 +148,7 @@ class _PollerBase:
         self._lease = lease
         self._clock = clock or _now
         self._rand = rand or random.random
+        self._skew = ClockSkew()
         self._calls = 0
         self._state: Optional[PollState] = None
         self._pending: Optional[PollState] = None
@@ -155,7 +174,10 @@ class _PollerBase:
         stored = yield Load(token)
         if stored is not None and not isinstance(stored, PollState):
             raise TypeError(f"a Load must be answered with a PollState or None, got {stored!r}")
-        algorithm = poll_cycles(self._config, self._initial_state(stored), clock=self._clock, rand=self._rand)
+        algorithm = poll_cycles(
+            self._config, self._initial_state(stored), clock=self._clock, rand=self._rand,
+            skew=self._skew, from_clock=stored is None and self._since is None,
+        )
         result: object = None
         hold(self._checkpoint)  # a FileCheckpoint's lock, for this poller's life
         try:
@@ -166,7 +188,8 @@ class _PollerBase:
                     call = _endpoints.posts_list(action.params)
                     while True:
                         yield from self._hold()
-                        result = yield call
+                        sent = self._clock()
+                        result = self._dated((yield call), sent)
                         if not isinstance(result, BudgetExhaustedError):
                             break
                         # Nothing was sent: wait for the budget to refill, then ask again.
@@ -188,6 +211,17 @@ class _PollerBase:
         finally:
             algorithm.close()
             release(self._checkpoint)
+
+    def _dated(self, result: object, sent: datetime) -> object:
+        """The answer of a call sent at ``sent`` (local clock), after its ``Date`` header
+        (a raw answer's, or an error answer's) fed the skew estimate."""
+        received = self._clock()
+        if isinstance(result, RawResponse):
+            self._skew.observe(result.headers.get("date"), sent, received)
+            return result.parse()
+        if isinstance(result, APIStatusError):
+            self._skew.observe(result.response.headers.get("date"), sent, received)
+        return result
 
     def _take_lease(self) -> Generator[IOStep, object, Optional[int]]:
         """The lease's fencing token once taken (standing by meanwhile), ``None`` without a
@@ -239,6 +273,13 @@ class _PollerBase:
         self._pending = None
 
     @property
+    def clock_skew(self) -> timedelta:
+        """The service's clock minus this machine's, as the answers' ``Date`` headers show
+        it (zero before the first answer and within 2 s); the poller adds it wherever the
+        service's time matters."""
+        return self._skew.offset
+
+    @property
     def calls(self) -> int:
         """GET /posts requests this poller has sent (each one costs the customer a call)."""
         return self._calls
@@ -262,7 +303,8 @@ class _PollerBase:
         return self._config
 
     def _initial_state(self, stored: Optional[PollState]) -> PollState:
-        """A stored state wins over ``since``; an empty checkpoint starts at ``since`` or now - lookback."""
+        """A stored state wins over ``since``; an empty checkpoint starts at ``since`` or now -
+        lookback (on the local clock: the algorithm moves it once an answer dates the service's)."""
         if stored is not None:
             if self._since is not None:
                 log.info(

@@ -13,7 +13,7 @@ from .._errors import SportsPostsError
 from .._transport import APICall, Done, SyncRequester, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, PollState, Sleep, log
-from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase
+from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
 from ._lease import LeaseLostError
 
 __all__ = ["Poller"]
@@ -40,7 +40,7 @@ class Poller(_PollerBase):
         **options: Unpack[PollerOptions],
     ) -> None:
         self._setup(**options)
-        self._client = client.with_options(max_retries=0)
+        self._client = raw_view(client.with_options(max_retries=0))
         self._wake = threading.Event()
         self._sleep = sleep or self._interruptible_sleep
         self._run: Optional[Generator[list[Post], None, None]] = None
@@ -110,7 +110,7 @@ class Poller(_PollerBase):
 
     def _fetch(self, call: APICall[PostsResponse]) -> object:
         try:
-            return self._client._request(call)
+            return self._client._result(call, as_is)  # a RawResponse: its Date dates the service
         except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
             return exc
 

@@ -35,10 +35,14 @@ class JsonErrorH11Protocol(H11Protocol):
 
 
 def uvicorn_config(app: Any) -> uvicorn.Config:
-    """The uvicorn settings of a sandbox server: h11 with JSON 400s, no lifespan, quiet, quick to stop."""
+    """The uvicorn settings of a sandbox server: h11 with JSON 400s, no lifespan, quiet, quick to stop.
+
+    No ``Date`` header from uvicorn: it would state the machine's time, and the sandbox's
+    answers state the sandbox clock's (``app._dated``), as the service's state its own.
+    """
     return uvicorn.Config(
         app, lifespan="off", log_level="warning", access_log=False, http=JsonErrorH11Protocol,
-        ws="none", timeout_graceful_shutdown=1,
+        ws="none", timeout_graceful_shutdown=1, date_header=False,
     )
 
 

@@ -7,9 +7,11 @@ API key: the server binds to 127.0.0.1 only).
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import random
 import threading
 from collections.abc import Awaitable
+from datetime import datetime
 from typing import Any, Callable, Optional
 
 import orjson
@@ -85,6 +87,20 @@ async def _send_raw(send: Send, status: int, body: bytes, content_type: str,
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+def _dated(send: Send, now: Callable[[], datetime]) -> Send:
+    """``send`` that stamps the answer's head with a ``Date`` header (RFC 9110 6.6.1) read
+    from the sandbox clock: the time the emulated service lives in, manual or advanced,
+    which is what a client comparing clocks (the poller's skew estimate) must see."""
+
+    async def dated(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            stamp = email.utils.format_datetime(now(), usegmt=True).encode()
+            message = {**message, "headers": [*message.get("headers", []), (b"date", stamp)]}
+        await send(message)
+
+    return dated
+
+
 def _drop(send: Send) -> bool:
     """Close the client's connection without an answer (uvicorn's h11 cycle exposes its transport)."""
     cycle = getattr(send, "__self__", None)
@@ -98,7 +114,8 @@ def _drop(send: Send) -> bool:
 
 
 class ChaosMiddleware:
-    """Raw ASGI middleware that injects the failures of ``ChaosSettings`` on /v1 routes."""
+    """Raw ASGI middleware that injects the failures of ``ChaosSettings`` on /v1 routes, and
+    dates every answer by the sandbox clock."""
 
     def __init__(self, app: ASGIApp, sandbox: SandboxService) -> None:
         self.app = app
@@ -119,7 +136,8 @@ class ChaosMiddleware:
                 return account.config.chaos
         return self.sandbox.chaos
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, raw_send: Send) -> None:
+        send = _dated(raw_send, self.sandbox.now) if scope["type"] == "http" else raw_send
         if scope["type"] != "http" or not scope["path"].startswith("/v1/") or scope["path"].endswith("openapi.json"):
             await self.app(scope, receive, send)
             return
@@ -139,7 +157,7 @@ class ChaosMiddleware:
         if outcome is None:
             await self.app(scope, receive, send)
         elif outcome == "drop":
-            if not _drop(send):
+            if not _drop(raw_send):  # uvicorn's own send: it exposes the connection
                 raise ConnectionAbortedError("chaos: dropped connection")
         elif outcome == "429":
             body = orjson.dumps(error_body("RATE_LIMITED", "Too many requests (sandbox chaos)"))

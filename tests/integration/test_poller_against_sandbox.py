@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Optional
 
+import pytest
+
 from sports_posts import (
     AsyncPoller,
     AsyncSportsPosts,
@@ -146,3 +148,64 @@ def test_without_an_overlap_window_late_posts_are_lost() -> None:
         poller.close()
         lost = _expected(sb, start) - delivered
         assert lost and all(next(p for p in sb.visible_posts() if p.id == i).indexed_late for i in lost)
+
+
+# -- clock skew: the poller's clock ten minutes off the sandbox's ----------------------------
+
+SKEW = timedelta(minutes=10)
+
+
+@pytest.mark.parametrize("ahead", [SKEW, -SKEW])
+def test_a_poller_clock_off_by_ten_minutes_loses_and_repeats_nothing(ahead: timedelta) -> None:
+    """The sandbox dates its answers by its own clock; the poller's clock is ten minutes off
+    it (more than the 3-minute lookback): the Date headers put its time bounds right."""
+    with _live_sandbox() as sb, SportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
+        start = sb.now()
+
+        def sleep(seconds: float) -> None:  # stops even if no batch ever came (the failure)
+            sb.advance(seconds)
+            if sb.now() - start > timedelta(minutes=30):
+                poller.stop()
+
+        poller = Poller(client, filters={"leagues": LEAGUES}, interval=60,
+                        clock=lambda: sb.now() + ahead, sleep=sleep)
+        with poller:
+            batches = list(poller)
+        ids = _check_batches(batches)
+        assert len(ids) == len(set(ids)), "no post delivered twice"
+        assert _expected(sb, start) <= set(ids)
+        assert abs(poller.clock_skew + ahead) <= timedelta(seconds=1)
+
+
+def test_async_a_poller_clock_behind_resumes_a_checkpoint_a_synced_one_wrote() -> None:
+    """A fleet's machines disagree: one with a synced clock writes the checkpoint, one ten
+    minutes behind resumes it. Its watermark looks ten minutes in the future on that clock;
+    the sandbox's Date shows it is not."""
+
+    async def main(sb: Sandbox) -> tuple[list[str], list[str]]:
+        checkpoint = MemoryCheckpoint()
+        start = sb.now()
+
+        async with AsyncSportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
+            runs: list[list[str]] = []
+            for clock in (sb.now, lambda: sb.now() - SKEW):
+                until = start + timedelta(minutes=15 * (len(runs) + 1))
+
+                async def advance(seconds: float) -> None:
+                    sb.advance(seconds)
+                    if sb.now() > until:  # noqa: B023 - this run's poller and bound
+                        poller.stop()  # noqa: B023
+
+                poller = AsyncPoller(client, filters={"leagues": LEAGUES}, interval=60,
+                                     checkpoint=checkpoint, clock=clock, sleep=advance)
+                async with poller:
+                    runs.append([p.id async for batch in poller for p in batch])
+            assert abs(poller.clock_skew - SKEW) <= timedelta(seconds=1)
+        return runs[0], runs[1]
+
+    with _live_sandbox() as sb:
+        start = sb.now()
+        first, second = asyncio.run(main(sb))
+        assert first and second
+        assert not set(first) & set(second), "the second poller repeats nothing"
+        assert _expected(sb, start) <= set(first) | set(second)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
-from typing import Any, Optional, Union
+from datetime import datetime, timedelta
+from typing import Any, Callable, Optional, Union
 
 import pytest
 
@@ -83,8 +83,11 @@ def harness(clock: FakeClock) -> TimeHarness:
     return TimeHarness(clock)
 
 
-def make_poller(client: SportsPosts, harness: TimeHarness, **kwargs: Any) -> Poller:
-    """``client.posts.poll`` semantics with the harness's clock, sleep and jitter."""
+def make_poller(
+    client: SportsPosts, harness: TimeHarness, *, clock: Optional[Callable[[], datetime]] = None, **kwargs: Any
+) -> Poller:
+    """``client.posts.poll`` semantics with the harness's clock (or ``clock``, a skewed
+    reading of it), sleep and jitter."""
     options = {
         k: kwargs.pop(k)
         for k in ("since", "interval", "checkpoint", "lookback", "max_calls_per_day")
@@ -93,7 +96,7 @@ def make_poller(client: SportsPosts, harness: TimeHarness, **kwargs: Any) -> Pol
     poller = Poller(
         client,
         filters=kwargs,
-        clock=harness.clock,
+        clock=clock or harness.clock,
         sleep=harness.sleep,
         rand=harness.rand,
         **options,
@@ -101,7 +104,9 @@ def make_poller(client: SportsPosts, harness: TimeHarness, **kwargs: Any) -> Pol
     return harness.attach(poller)  # type: ignore[no-any-return]
 
 
-def make_async_poller(client: AsyncSportsPosts, harness: TimeHarness, **kwargs: Any) -> AsyncPoller:
+def make_async_poller(
+    client: AsyncSportsPosts, harness: TimeHarness, *, clock: Optional[Callable[[], datetime]] = None, **kwargs: Any
+) -> AsyncPoller:
     options = {
         k: kwargs.pop(k)
         for k in ("since", "interval", "checkpoint", "lookback", "max_calls_per_day")
@@ -110,7 +115,7 @@ def make_async_poller(client: AsyncSportsPosts, harness: TimeHarness, **kwargs: 
     poller = AsyncPoller(
         client,
         filters=kwargs,
-        clock=harness.clock,
+        clock=clock or harness.clock,
         sleep=harness.asleep,
         rand=harness.rand,
         **options,

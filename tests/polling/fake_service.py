@@ -10,6 +10,7 @@ Scripted answers (429 with ``Retry-After``, 500, anything) are served before the
 
 from __future__ import annotations
 
+import email.utils
 import json
 from collections import deque
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class FakePostsService:
         self.requests: list[dict[str, str]] = []
         self.seconds_per_request = seconds_per_request
         self.before_answer: Optional[Callable[[FakePostsService, dict[str, str]], None]] = None
+        self.dated = False
+        """Whether answers carry a ``Date`` header (off: the poller's clock goes uncorrected)."""
 
     # -- the world ------------------------------------------------------------------
 
@@ -117,6 +120,8 @@ class FakePostsService:
         if self.before_answer is not None:
             self.before_answer(self, query)
         response = self._answer(request, query)
+        if self.dated:  # the service's own clock, as its Date header states it (whole seconds)
+            response.headers["Date"] = email.utils.format_datetime(self.clock.now, usegmt=True)
         self.clock.advance(self.seconds_per_request)
         return response
 

@@ -28,6 +28,7 @@ from sports_posts import (
     SportsPostsError,
 )
 from sports_posts.polling import Checkpoint
+from sports_posts.polling._skew import MAX_CORRECTION
 
 from .conftest import TimeHarness, ids, make_async_poller, make_poller
 from .fake_service import T0, FakePostsService
@@ -126,11 +127,12 @@ def test_a_malformed_file_names_the_file(tmp_path: Path) -> None:
 # -- a watermark in the future ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("ahead", [timedelta(minutes=5, seconds=1), timedelta(days=365 * 3)])
+@pytest.mark.parametrize("ahead", [timedelta(minutes=5, seconds=1) + MAX_CORRECTION, timedelta(days=365 * 3)])
 def test_a_watermark_ahead_of_the_clock_is_refused_before_any_call(
     client: Any, service: FakePostsService, harness: TimeHarness, ahead: timedelta
 ) -> None:
-    """Resuming from it would skip every post up to that time, in silence."""
+    """Resuming from it would skip every post up to that time, in silence; no clock skew the
+    service could show would excuse it, so no call is spent to ask."""
     future = PollState.start(T0 + ahead)
     checkpoint = MemoryCheckpoint(future)
     poller = make_poller(client, harness, interval=30, checkpoint=checkpoint)
@@ -138,6 +140,24 @@ def test_a_watermark_ahead_of_the_clock_is_refused_before_any_call(
         next(iter(poller))
     assert service.requests == []
     assert checkpoint.load() == future, "the refused state is left for a person to look at"
+
+
+@pytest.mark.parametrize("dated", [False, True])
+def test_a_watermark_ahead_of_the_clock_is_judged_by_the_service_clock_after_one_call(
+    client: Any, service: FakePostsService, harness: TimeHarness, dated: bool
+) -> None:
+    """Ahead of this machine's clock by less than a skew could explain: the first answer's
+    Date shows the service's clock, which agrees here (or no Date: this clock), so refused
+    after that one call, with nothing delivered or saved."""
+    service.dated = dated
+    service.publish("p1", 10.0)
+    future = PollState.start(T0 + timedelta(minutes=5, seconds=1))
+    checkpoint = MemoryCheckpoint(future)
+    poller = make_poller(client, harness, interval=30, checkpoint=checkpoint)
+    with pytest.raises(CheckpointError, match=r"ahead of the clock"):
+        next(iter(poller))
+    assert len(service.requests) == 1
+    assert checkpoint.load() == future
 
 
 def test_a_watermark_within_the_skew_allowance_resumes(
@@ -155,7 +175,7 @@ def test_a_future_watermark_in_a_file_is_refused(
     tmp_path: Path, client: Any, service: FakePostsService, harness: TimeHarness
 ) -> None:
     path = tmp_path / "nfl.json"
-    FileCheckpoint(path).save(PollState.start(T0 + timedelta(hours=2)))
+    FileCheckpoint(path).save(PollState.start(T0 + timedelta(days=2)))
     with pytest.raises(CheckpointError, match="delete it"):
         next(iter(make_poller(client, harness, checkpoint=FileCheckpoint(path))))
     assert service.requests == []

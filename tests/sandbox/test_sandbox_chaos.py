@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
 import socket
 
@@ -135,3 +136,17 @@ def test_settings_are_validated() -> None:
     with pytest.raises(ValueError):
         ChaosSettings(rate_500=0.6, rate_502=0.6)
     assert not ChaosSettings().enabled and ChaosSettings(slow_rate=0.1).enabled
+
+
+def test_every_answer_is_dated_once_by_the_sandbox_clock(chaotic: Sandbox) -> None:
+    """The service's ``Date`` is its own time: on a manual clock, the sandbox's, not this
+    machine's (the poller estimates clock skew from it); chaos answers are dated too."""
+    chaotic.advance(3600.5)
+    expected = email.utils.format_datetime(chaotic.now(), usegmt=True)
+    with client_for(chaotic) as c:
+        for path in ("/posts", "/account/information", "/no-such-route"):
+            assert c.get(path).headers.get_list("date") == [expected]
+        chaotic.set_chaos(ChaosSettings(rate_429=1.0))
+        limited = c.get("/posts")
+        assert limited.status_code == 429 and limited.headers.get_list("date") == [expected]
+    chaotic.set_chaos(None)

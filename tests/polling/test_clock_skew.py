@@ -1,0 +1,326 @@
+"""Clock skew: the poller's time bounds follow the service's clock, as its ``Date`` header shows it.
+
+A poller whose clock runs ahead of the service by more than ``lookback`` slides its window
+past posts not yet created on the service's clock and skips them all; one whose clock runs
+behind refuses a valid checkpoint as "in the future". The fake service here dates its
+answers by its own clock; the poller reads a clock offset from it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+from typing import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sports_posts import AsyncSportsPosts, CheckpointError, MemoryCheckpoint, PollState, SportsPosts
+from sports_posts.polling import ClockSkew
+from sports_posts.polling._skew import MAX_CORRECTION, parse_http_date
+
+from .conftest import TimeHarness, ids, make_async_poller, make_poller
+from .fake_service import T0, FakeClock, FakePostsService
+
+TEN_MINUTES = timedelta(minutes=10)
+
+
+def http_date(when: datetime) -> str:
+    return format_datetime(when.astimezone(timezone.utc), usegmt=True)
+
+
+def skewed(clock: FakeClock, by: timedelta) -> Callable[[], datetime]:
+    """This machine's clock: the service's plus ``by`` (positive: ahead)."""
+    return lambda: clock.now + by
+
+
+def feed(skew: ClockSkew, service_now: datetime, local_ahead: timedelta, rtt: float = 0.2) -> None:
+    """One answer served at ``service_now`` to a machine whose clock is ``local_ahead``."""
+    sent = service_now + local_ahead - timedelta(seconds=rtt / 2)
+    skew.observe(http_date(service_now), sent, sent + timedelta(seconds=rtt))
+
+
+def live_feed(service: FakePostsService, minutes: int = 30) -> list[str]:
+    """A post every 20 s for ``minutes``, each visible 5 s after it is created."""
+    expected = []
+    for n in range(minutes * 3):
+        service.publish(f"p{n:03d}", 20.0 * n + 1, delay=5)
+        expected.append(f"p{n:03d}")
+    return expected
+
+
+# -- the estimator -----------------------------------------------------------------------
+
+
+def test_no_answer_yet_means_no_correction() -> None:
+    skew = ClockSkew()
+    assert not skew.known
+    assert skew.offset == skew.cautious_offset == timedelta(0)
+
+
+@pytest.mark.parametrize(
+    "date",
+    [None, "", "   ", "garbage", "1", 1_700_000_000, b"Thu, 15 Jan 2026 18:00:00 GMT",
+     "Sat, 01 Jan 10000 00:00:00 GMT", "Thu, 15 Jan 2026 25:00:00 GMT", "Thu, 15 Jan 2026 18:00:00 GMT, x",
+     "Mon, 01 Jan 0001 00:00:00 +0100"],
+)
+def test_a_missing_or_malformed_date_is_ignored(date: object) -> None:
+    skew = ClockSkew()
+    skew.observe(date, T0, T0 + timedelta(seconds=1))
+    assert not skew.known and skew.offset == timedelta(0)
+
+
+@pytest.mark.parametrize("off", [MAX_CORRECTION + timedelta(minutes=1), -MAX_CORRECTION - timedelta(minutes=1)])
+def test_a_date_beyond_the_bound_is_ignored_with_one_warning(
+    off: timedelta, caplog: pytest.LogCaptureFixture
+) -> None:
+    skew = ClockSkew()
+    feed(skew, T0, TEN_MINUTES)  # a real skew, learnt first
+    with caplog.at_level(logging.DEBUG, logger="sports_posts"):
+        for _ in range(20):  # a majority of absurd answers still moves nothing
+            feed(skew, T0 + off, -off)  # this clock at T0, the Date far off
+        skew.observe("Fri, 31 Dec 9999 23:59:59 GMT", T0, T0)
+    assert abs(skew.offset + TEN_MINUTES) < timedelta(seconds=1)
+    ignored = [r.levelno for r in caplog.records if "no correction is made" in r.getMessage()]
+    assert ignored == [logging.WARNING] + [logging.DEBUG] * 20, "warned once, then at DEBUG"
+
+
+def test_whole_second_dates_are_noise_below_two_seconds() -> None:
+    """Date truncates to the second; the round trip blurs the midpoint: a synced clock
+    shows estimates within about a second, and those are taken as zero."""
+    skew = ClockSkew()
+    for n in range(40):  # the service's time at every phase of its second, various round trips
+        served = T0 + timedelta(seconds=n, milliseconds=97 * n % 1000)
+        sent = served - timedelta(milliseconds=10 + 37 * n % 400)
+        skew.observe(http_date(served), sent, sent + timedelta(milliseconds=20 + 61 * n % 800))
+        assert skew.offset == skew.cautious_offset == timedelta(0)
+    assert skew.known
+
+
+def test_a_real_skew_is_measured_within_a_second() -> None:
+    skew = ClockSkew()
+    for n in range(9):
+        feed(skew, T0 + timedelta(seconds=n * 60, milliseconds=111 * n), timedelta(seconds=-42.3), rtt=0.3)
+    assert abs(skew.offset - timedelta(seconds=42.3)) <= timedelta(seconds=1)
+
+
+def test_the_median_outvotes_an_odd_answer_and_follows_a_real_change() -> None:
+    skew = ClockSkew()
+    for _ in range(9):
+        feed(skew, T0, TEN_MINUTES)
+    feed(skew, T0, -TEN_MINUTES)  # one odd Date (a stale cache, say)
+    assert abs(skew.offset + TEN_MINUTES) < timedelta(seconds=1)
+    for _ in range(3):
+        feed(skew, T0, -TEN_MINUTES)
+    assert abs(skew.offset + TEN_MINUTES) < timedelta(seconds=1), "four of nine is still a minority"
+    feed(skew, T0, -TEN_MINUTES)
+    assert abs(skew.offset - TEN_MINUTES) < timedelta(seconds=1), "five of nine: the clock changed"
+
+
+def test_the_cautious_offset_follows_a_clock_stepped_forward_at_once() -> None:
+    """Where a late time would skip posts, the newest sample counts as soon as it is earlier."""
+    skew = ClockSkew()
+    for _ in range(9):
+        feed(skew, T0, timedelta(0))
+    feed(skew, T0, TEN_MINUTES)  # this machine's clock just jumped ten minutes forward
+    assert skew.offset == timedelta(0)
+    assert abs(skew.cautious_offset + TEN_MINUTES) < timedelta(seconds=1)
+    feed(skew, T0, -TEN_MINUTES)  # a jump back is followed only by the median: never too late
+    assert skew.cautious_offset == timedelta(0)
+
+
+def test_a_clock_stepping_back_during_a_call_gives_no_sample() -> None:
+    skew = ClockSkew()
+    skew.observe(http_date(T0), T0 + timedelta(seconds=5), T0)
+    assert not skew.known
+
+
+def test_a_large_skew_is_logged_once_as_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    skew = ClockSkew()
+    with caplog.at_level(logging.WARNING, logger="sports_posts"):
+        for _ in range(5):
+            feed(skew, T0, TEN_MINUTES)
+    (record,) = caplog.records
+    assert record.name.startswith("sports_posts")
+    assert "10.0 min ahead of the service's" in record.getMessage()
+
+
+def test_a_skew_under_the_threshold_is_not_logged(caplog: pytest.LogCaptureFixture) -> None:
+    skew = ClockSkew()
+    with caplog.at_level(logging.WARNING, logger="sports_posts"):
+        feed(skew, T0, timedelta(seconds=-20))
+    assert skew.offset > timedelta(seconds=19) and not caplog.records
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    date=st.one_of(st.text(max_size=60), st.datetimes(timezones=st.just(timezone.utc)).map(http_date)),
+    rtt=st.floats(min_value=-5, max_value=1e6, allow_nan=False),
+)
+def test_any_date_header_never_raises_and_stays_within_the_bound(date: str, rtt: float) -> None:
+    skew = ClockSkew()
+    skew.observe(date, T0, T0 + timedelta(seconds=rtt))
+    assert abs(skew.offset) <= MAX_CORRECTION
+    parsed = parse_http_date(date)
+    assert parsed is None or parsed.tzinfo == timezone.utc
+
+
+# -- the poller: skew in both directions ---------------------------------------------------
+
+
+def test_without_a_date_a_clock_ahead_by_more_than_the_lookback_loses_every_post(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """The control experiment: what the correction below fixes."""
+    live_feed(service)
+    harness.until = T0 + timedelta(minutes=31)
+    poller = make_poller(client, harness, clock=skewed(harness.clock, TEN_MINUTES), leagues="NFL")
+    assert ids(list(poller)) == []
+    assert poller.clock_skew == timedelta(0)
+
+
+@pytest.mark.parametrize("ahead", [TEN_MINUTES, -TEN_MINUTES])
+def test_a_skewed_clock_from_an_empty_checkpoint_loses_and_repeats_nothing(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness, ahead: timedelta,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service.dated = True
+    service.publish("before-start", -200.0)  # older than the service's now - lookback: not new
+    service.publish("in-lookback", -100.0)  # the last three minutes of the service's clock
+    expected = ["in-lookback", *live_feed(service)]
+    harness.until = T0 + timedelta(minutes=31)
+    poller = make_poller(client, harness, clock=skewed(harness.clock, ahead), leagues="NFL")
+    with caplog.at_level(logging.WARNING, logger="sports_posts"):
+        delivered = ids(list(poller))
+    assert delivered == expected, "every post once, in order, none from before the start"
+    assert abs(poller.clock_skew + ahead) <= timedelta(seconds=1)
+    assert len([r for r in caplog.records if "keep the clock synced" in r.getMessage()]) == 1
+    assert service.requests[0]["since"] != service.requests[1]["since"], "the start was moved"
+    assert poller.state is not None and poller.state.floor <= harness.clock.now
+
+
+def test_a_synced_clock_spends_no_extra_call(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.dated = True
+    live_feed(service, minutes=5)
+    harness.until = T0 + timedelta(minutes=5)
+    poller = make_poller(client, harness, clock=skewed(harness.clock, timedelta(milliseconds=900)), leagues="NFL")
+    list(poller)
+    assert poller.clock_skew == timedelta(0)
+    assert poller.calls == 5, "one call per cycle (at 0, 1, 2, 3 and 4 minutes): none to move the start"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("ahead", [TEN_MINUTES, -TEN_MINUTES])
+async def test_async_a_skewed_clock_from_an_empty_checkpoint_loses_and_repeats_nothing(
+    aclient: AsyncSportsPosts, service: FakePostsService, harness: TimeHarness, ahead: timedelta
+) -> None:
+    service.dated = True
+    expected = live_feed(service)
+    harness.until = T0 + timedelta(minutes=31)
+    poller = make_async_poller(aclient, harness, clock=skewed(harness.clock, ahead), leagues="NFL")
+    delivered = ids([batch async for batch in poller])
+    assert delivered == expected
+    assert abs(poller.clock_skew + ahead) <= timedelta(seconds=1)
+
+
+def written_by_a_synced_poller(client: SportsPosts, harness: TimeHarness) -> MemoryCheckpoint:
+    """Twenty minutes of the feed delivered by a poller whose clock agrees with the service."""
+    checkpoint = MemoryCheckpoint()
+    harness.until = T0 + timedelta(minutes=20)
+    first = make_poller(client, harness, leagues="NFL", checkpoint=checkpoint, since=T0)
+    delivered = ids(list(first))
+    first.close()
+    assert delivered
+    return checkpoint
+
+
+@pytest.mark.parametrize("dated", [True, False])
+def test_a_clock_behind_resumes_a_valid_checkpoint_only_with_the_services_date(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness, dated: bool
+) -> None:
+    """Without a Date the watermark looks ten minutes in the future and is refused; with it,
+    the service's clock shows it is not, and the poller resumes without loss or repeat."""
+    service.dated = dated
+    expected = live_feed(service)
+    checkpoint = written_by_a_synced_poller(client, harness)
+    before = {p for p in expected if service.posts[p].created_at <= checkpoint.load().watermark}  # type: ignore[union-attr]
+    harness.until = T0 + timedelta(minutes=31)
+    second = make_poller(client, harness, leagues="NFL", checkpoint=checkpoint,
+                         clock=skewed(harness.clock, -TEN_MINUTES))
+    if not dated:
+        with pytest.raises(CheckpointError, match="ahead of the clock"):
+            list(second)
+        return
+    after = ids(list(second))
+    assert sorted(before) + after == expected
+    assert abs(second.clock_skew - TEN_MINUTES) <= timedelta(seconds=1)
+
+
+def test_a_clock_ahead_resumes_a_checkpoint_without_sliding_past_unread_posts(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.dated = True
+    expected = live_feed(service)
+    checkpoint = written_by_a_synced_poller(client, harness)
+    state = checkpoint.load()
+    assert state is not None
+    harness.until = T0 + timedelta(minutes=31)
+    second = make_poller(client, harness, leagues="NFL", checkpoint=checkpoint,
+                         clock=skewed(harness.clock, TEN_MINUTES))
+    after = ids(list(second))
+    assert [p for p in expected if service.posts[p].created_at > state.watermark] == after
+
+
+def test_a_clock_stepped_forward_mid_run_loses_nothing(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.dated = True
+    expected = live_feed(service)
+    jump = [timedelta(0)]
+
+    def stepping() -> datetime:
+        if harness.clock.now >= T0 + timedelta(minutes=12):
+            jump[0] = TEN_MINUTES  # NTP, or a person, sets this machine's clock ten minutes on
+        return harness.clock.now + jump[0]
+
+    harness.until = T0 + timedelta(minutes=31)
+    poller = make_poller(client, harness, leagues="NFL", clock=stepping, since=T0)
+    assert ids(list(poller)) == expected
+
+
+def test_a_future_watermark_is_still_refused_when_the_service_agrees_it_is_future(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """A clock ten minutes ahead would pass a state eight minutes ahead of the service; the
+    first answer's Date shows it is in the future, so it is refused, nothing delivered."""
+    service.dated = True
+    service.publish("p1", 10.0)
+    future = PollState.start(T0 + timedelta(minutes=8))
+    checkpoint = MemoryCheckpoint(future)
+    poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, TEN_MINUTES))
+    with pytest.raises(CheckpointError, match="ahead of the clock"):
+        next(iter(poller))
+    assert len(service.requests) == 1 and checkpoint.load() == future
+
+
+def test_a_date_on_an_error_answer_counts(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    service.dated = True
+    service.fail_next(500, "INTERNAL_ERROR")
+    harness.until = T0 + timedelta(seconds=30)
+    poller = make_poller(client, harness, leagues="NFL", clock=skewed(harness.clock, TEN_MINUTES))
+    list(poller)
+    assert abs(poller.clock_skew + TEN_MINUTES) <= timedelta(seconds=1)
+
+
+def test_clock_skew_is_read_only(client: SportsPosts) -> None:
+    poller = client.posts.poll(leagues="NFL")
+    assert poller.clock_skew == timedelta(0)
+    with pytest.raises(AttributeError):
+        poller.clock_skew = timedelta(1)  # type: ignore[misc]
+
