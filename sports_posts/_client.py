@@ -186,10 +186,10 @@ class _ClientBase(Generic[H]):
         ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
         return self._copy(self._config, raw=True)
 
-    def _shape(self, parsed: T, response: Response, into: Callable[[T], R]) -> R:
+    def _shape(self, parsed: T, keep: Callable[[], Response], into: Callable[[T], R]) -> R:
         """What a method returns: its result, or the raw answer around it."""
         if self._raw:
-            return RawResponse(response, into(parsed))  # type: ignore[return-value]
+            return RawResponse(keep(), into(parsed))  # type: ignore[return-value]
         return into(parsed)
 
     @property
@@ -305,7 +305,7 @@ class SportsPosts(_ClientBase[Client]):
         except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
-    def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
+    def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         budget = None if call.free else self._config.budget
@@ -401,7 +401,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
-    async def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
+    async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         budget = None if call.free else self._config.budget

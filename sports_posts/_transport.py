@@ -50,6 +50,7 @@ from ._http import (
     URL,
     Headers,
     InvalidURL,
+    QueryParams,
     Request,
     Response,
     Stack,
@@ -472,6 +473,9 @@ class RequestBuilder(Protocol):
     @property
     def headers(self) -> Headers: ...
 
+    @property
+    def params(self) -> QueryParams: ...
+
     def build_request(
         self, method: str, url: str, *, params: Any = ..., headers: Any = ..., extensions: Any = ...
     ) -> Request: ...
@@ -497,12 +501,22 @@ def build_request(
     extensions = {"timeout": timeouts}
     try:
         if client is None:
-            request = Request(call.method, url, params=params, headers=headers, extensions=extensions)
-        else:
+            request = Request(call.method, _with_query(url, params), headers=headers, extensions=extensions)
+        elif not client.params:
+            # The query goes in the URL string, encoded as the library encodes ``params``:
+            # one URL parse instead of three (parse, merge, parse again).
+            query_url = _with_query(url, params, config.stack.module.QueryParams)
+            request = client.build_request(call.method, query_url, headers=headers, extensions=extensions)
+        else:  # the library merges the client's own params with ``params`` only
             request = client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
     except (InvalidURL, config.stack.module.InvalidURL):  # a query past the library's own limit
         raise url_too_long(params) from None
     return within_url_limit(request)
+
+
+def _with_query(url: str, params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
+    """``url`` with ``params`` as its query, in the encoding of the library's ``params=``."""
+    return f"{url}?{query_params(params)}" if params else url
 
 
 MAX_URL_LENGTH = 8192
@@ -559,12 +573,38 @@ def kept_request(request: Request) -> Request:
     return Request(request.method, str(request.url), headers=redacted_headers(request.headers))
 
 
+class _Keeper:
+    """The answer as the SDK keeps it, made on first demand and then held: only errors
+    and the raw view need it, so a call that succeeds never copies its answer."""
+
+    __slots__ = ("_args", "_kept")
+
+    def __init__(self, response: Response, body: bytes, request: Request, secret: str) -> None:
+        self._args: Optional[tuple[Response, bytes, Request, str]] = (response, body, request, secret)
+        self._kept: Optional[Response] = None
+
+    def __call__(self) -> Response:
+        if self._kept is None:
+            assert self._args is not None
+            response, body, request, secret = self._args
+            self._kept = kept_response(response, body, kept_request(request), secret)
+            self._args = None  # the unredacted request goes as soon as the copy exists
+        return self._kept
+
+
+def redact_body(body: bytes, secret: str) -> bytes:
+    """``body`` with the key replaced wherever a hostile or misconfigured server echoed it,
+    before anything parses it: no model, error or log can then hold the key."""
+    raw_secret = secret.encode("ascii")
+    if raw_secret and raw_secret in body:
+        return body.replace(raw_secret, REDACTED.encode("ascii"))
+    return body
+
+
 def kept_response(response: Response, body: bytes, request: Request, secret: str) -> Response:
     """The answer as the SDK keeps it: the decoded body, with the key replaced wherever a
     hostile or misconfigured server echoed it (body, header names and values)."""
-    raw_secret = secret.encode("ascii")
-    if raw_secret and raw_secret in body:
-        body = body.replace(raw_secret, REDACTED.encode("ascii"))
+    body = redact_body(body, secret)
     headers = [
         (_redact(k, secret), _redact(v, secret))
         for k, v in response.headers.multi_items()
@@ -723,16 +763,27 @@ class BodyReader:
 
 def parse_response(call: APICall[T], response: Response) -> T:
     """The model of a 2xx answer, or the typed error of any other."""
-    if not response.is_success:
+    return parse_answer(call, response.status_code, response.content, lambda: response)
+
+
+def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], Response]) -> T:
+    """The model of a 2xx answer's ``body``, or the typed error of any other answer.
+
+    ``keep`` makes the answer as errors hold it, only when one is raised: a call that
+    succeeds never copies its answer. ``body`` must already be redacted (``redact_body``).
+    """
+    if not 200 <= status < 300:
+        response = keep()
         raise status_error_from_response(
             response, retry_after=parse_retry_after(response.headers.get("retry-after"))
         )
     try:
         with _collection_paused():
-            return call.parse(response.content)
+            return call.parse(body)
     except ValidationError as exc:
-        raise response_validation_error(exc, response) from None
+        raise response_validation_error(exc, keep()) from None
     except (ValueError, TypeError) as exc:  # a parser of ours refusing the shape
+        response = keep()
         raise APIResponseValidationError(
             f"{call.method} {call.path}: unexpected body: {exc}", response=response, body=_text(response)
         ) from None
@@ -900,13 +951,13 @@ def exchange_flow(
     counter: CallCounter,
     client: Optional[RequestBuilder] = None,
     clock: Callable[[], float] = time.monotonic,
-) -> Generator[Step, Outcome, tuple[T, Response]]:
+) -> Generator[Step, Outcome, tuple[T, Callable[[], Response]]]:
     """One call from its first attempt to its answer, without I/O.
 
     It yields each request to send (the driver answers with the response, read through
     the step's reader, or the error it got instead) and each wait before a retry (the
-    driver sleeps, then answers ``None``), and returns the parsed model with the answer as
-    kept (key redacted), or raises the typed error. Each attempt must finish within the
+    driver sleeps, then answers ``None``), and returns the parsed model with a maker of the
+    answer as kept (key redacted; built only if asked), or raises the typed error. Each attempt must finish within the
     timeout, and the whole call within ``total_timeout``: a wait that would cross it is
     not slept. A call that succeeds at once never builds the retry machinery.
     """
@@ -939,8 +990,9 @@ def exchange_flow(
                     request.method, request.url.copy_with(query=None), outcome.status_code,
                     (clock() - now) * 1000,
                 )
-            response = kept_response(outcome, reader.body(), kept_request(request), config.api_key)
-            return parse_response(call, response), response
+            body = redact_body(reader.body(), config.api_key)
+            keep = _Keeper(outcome, body, request, config.api_key)
+            return parse_answer(call, outcome.status_code, body, keep), keep
         except SportsPostsError as exc:
             last: SportsPostsError = exc
             if retrying is None or state is None:
