@@ -173,8 +173,8 @@ def verify_signature(
     Raises [`SignatureVerificationError`][sports_posts.SignatureVerificationError] when the header is missing, malformed or
     does not match, and [`ParameterError`][sports_posts.ParameterError] when ``secret`` itself is unusable.
     """
-    if header_names is not None and not isinstance(header_names, WebhookHeaders):
-        header_names_or_default(header_names)  # raises ParameterError, even when the signature matches
+    if header_names is not None:  # a bad value is refused even when the signature matches
+        header_names_or_default(header_names)
     if (
         type(payload) is bytes
         and type(secret) is str
