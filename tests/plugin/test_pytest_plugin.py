@@ -93,6 +93,7 @@ def test_fixture_names_are_prefixed_and_documented(pytester: pytest.Pytester) ->
     assert names == {
         "sports_posts_sandbox", "sports_posts_env", "sports_posts_client", "sports_posts_async_client",
         "sports_posts_webhook_secret", "sports_posts_webhook_request", "sports_posts_send_story",
+        "sports_posts_webhook_header_names",
     }
     result = pytester.runpytest("--markers", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["@pytest.mark.sports_posts_sandbox(**options)*"])
