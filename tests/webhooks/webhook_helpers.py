@@ -29,3 +29,24 @@ def signed(event: str = "breaking_news", *, secret: str = SECRET, delivery_id: s
     """A request as the service sends it; each call is a new delivery unless ``delivery_id`` is given."""
     data.setdefault("sent_at", SENT_AT)
     return build_test_request(sample_payload(event, **data), secret, delivery_id=delivery_id)
+
+
+urlpatterns: list[Any] = []
+"""The Django URLconf of the adapter tests (``ROOT_URLCONF`` names this module)."""
+
+
+def configure_django() -> None:
+    """Configure Django once per process, the same way whichever test module comes first."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            SECRET_KEY="django-test-only",
+            ALLOWED_HOSTS=["testserver"],
+            ROOT_URLCONF=__name__,
+            MIDDLEWARE=["django.middleware.csrf.CsrfViewMiddleware"],
+            INSTALLED_APPS=[],
+        )
+        django.setup()
