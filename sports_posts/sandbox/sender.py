@@ -35,6 +35,7 @@ __all__ = [
     "DeliveryAttempt",
     "Subscription",
     "SubscriptionFilters",
+    "SubscriptionOptions",
     "WebhookSender",
     "sign",
 ]
@@ -55,6 +56,12 @@ class SubscriptionFilters(TypedDict, total=False):
     news_types: Optional[Sequence[str]]
     news_statuses: Optional[Sequence[str]]
     news_origins: Optional[Sequence[str]]
+
+
+class SubscriptionOptions(SubscriptionFilters, total=False):
+    """The filters plus ``header_names``: the names its deliveries use instead of the sender's."""
+
+    header_names: Optional[WebhookHeaders]
 
 
 def sign(body: bytes, secret: str) -> str:
@@ -221,14 +228,7 @@ class WebhookSender:
 
     # -- subscriptions and events -------------------------------------------------------
 
-    def subscribe(
-        self,
-        url: str,
-        secret: str,
-        *,
-        header_names: Optional[WebhookHeaders] = None,
-        **filters: Unpack[SubscriptionFilters],
-    ) -> Subscription:
+    def subscribe(self, url: str, secret: str, **filters: Unpack[SubscriptionOptions]) -> Subscription:
         """Register ``url`` with its signing secret and filters; returns the subscription.
 
         ``header_names`` overrides the sender's header names for this subscription.
@@ -237,6 +237,7 @@ class WebhookSender:
             raise ParameterError("the subscription url must be http:// or https://")
         if not secret:
             raise ParameterError("a signing secret is required")
+        header_names = filters.get("header_names")
         names = self.header_names if header_names is None else header_names_or_default(header_names)
         with self._cond:
             self._counter += 1

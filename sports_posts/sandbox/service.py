@@ -24,7 +24,7 @@ from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
 from .news import breaking_news_data, update_data
-from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionFilters, WebhookSender
+from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
 
 __all__ = ["AUTHOR_SHAPES", "SandboxService"]
@@ -187,21 +187,14 @@ class SandboxService:
 
     # -- webhooks ---------------------------------------------------------------------------
 
-    def subscribe(
-        self,
-        url: str,
-        secret: str,
-        *,
-        header_names: Optional[WebhookHeaders] = None,
-        **filters: Unpack[SubscriptionFilters],
-    ) -> Subscription:
+    def subscribe(self, url: str, secret: str, **options: Unpack[SubscriptionOptions]) -> Subscription:
         """Register a webhook target with its signing secret and filters (spec 6.4).
 
         Filters: ``leagues``, ``news_types``, ``news_statuses``, ``news_origins``.
         ``header_names`` renames the three headers of its deliveries (default: the sandbox's
         ``webhook_header_names``, else spec 6.2's), as a proxy or white-label deployment would.
         """
-        return self.sender.subscribe(url, secret, header_names=header_names, **filters)
+        return self.sender.subscribe(url, secret, **options)
 
     def unsubscribe(self, subscription_id: str) -> None:
         """Remove a subscription."""

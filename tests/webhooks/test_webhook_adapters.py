@@ -13,7 +13,7 @@ import httpx
 import pytest
 import webhook_helpers
 from fastapi import Request, Response  # module level: FastAPI resolves string annotations here
-from webhook_helpers import SECRET, configure_django
+from webhook_helpers import SECRET, Recorder, configure_django
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver, build_test_request, sample_payload
 from sports_posts.webhooks.adapters.asgi import (
@@ -32,21 +32,6 @@ ODD_BODY = (
     + json.dumps(sample_payload()["data"], indent=3, ensure_ascii=True).replace('"text"', '"te\\u0078t"')
     + "}"
 ).encode()
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[WebhookEvent] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, event: WebhookEvent) -> None:
-        with self.lock:
-            self.events.append(event)
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
 
 
 @pytest.fixture

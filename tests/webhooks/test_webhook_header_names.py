@@ -16,7 +16,7 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, SENT_AT, configure_django
+from webhook_helpers import SECRET, SENT_AT, Recorder, configure_django
 
 from sports_posts import ParameterError, SignatureVerificationError
 from sports_posts.sandbox import Sandbox
@@ -185,21 +185,6 @@ def test_build_test_request_sends_only_the_renamed_headers() -> None:
 
 
 # -- the receiver ----------------------------------------------------------------------------------
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[WebhookEvent] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, event: WebhookEvent) -> None:
-        with self.lock:
-            self.events.append(event)
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
 
 
 @pytest.fixture

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from sports_posts.webhooks import SignedRequest, build_test_request, sample_payload
+from sports_posts.webhooks import SignedRequest, WebhookEvent, build_test_request, sample_payload
 
 SECRET = "whsec_test_0123456789"
 SENT_AT = sample_payload()["sent_at"]
 """One ``sent_at`` for the whole run: the service's retries repeat the payload byte for byte."""
+
+
+class Recorder:
+    """A handler that keeps every event it is given, from any thread."""
+
+    def __init__(self) -> None:
+        self.events: list[WebhookEvent] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: WebhookEvent) -> None:
+        with self.lock:
+            self.events.append(event)
 
 
 class FakeClock:
