@@ -41,18 +41,18 @@ async def follow(poller: AsyncPoller, league: str) -> int:
     return poller.calls
 
 
-def start(aclient: AsyncSportsPosts, league: str) -> AsyncPoller:
+def start(aclient: AsyncSportsPosts, league: str, hours: float) -> AsyncPoller:
     return aclient.posts.poll(
         leagues=league,
-        since=datetime.now(timezone.utc) - timedelta(hours=1),  # ignored once a checkpoint exists
+        since=datetime.now(timezone.utc) - timedelta(hours=hours),  # ignored once a checkpoint exists
         interval=120,
         checkpoint=FileCheckpoint(f"poll-{league.lower()}.json"),
     )
 
 
-async def main(leagues: list[str], seconds: float) -> None:
+async def main(leagues: list[str], seconds: float, hours: float = 1.0) -> None:
     async with aconnect(posts_per_minute=30, late_index_rate=0.2) as aclient:  # one pool for all
-        pollers = [start(aclient, league) for league in leagues]
+        pollers = [start(aclient, league, hours) for league in leagues]
         if seconds:
             for poller in pollers:
                 asyncio.get_running_loop().call_later(seconds, poller.stop)
@@ -64,10 +64,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("leagues", nargs="*", default=["NFL", "NBA"])
     parser.add_argument("--for", dest="seconds", type=float, default=0.0, help="stop after this many seconds")
+    parser.add_argument("--hours", type=float, default=1.0, help="on a first run, start this many hours back")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
-        asyncio.run(main(args.leagues, args.seconds))
+        asyncio.run(main(args.leagues, args.seconds, args.hours))
     except KeyboardInterrupt:
         pass  # each checkpoint holds the last batch that was fully stored

@@ -7,7 +7,8 @@ Run it:
     python examples/webhook_flask.py                 # serves http://127.0.0.1:5000/webhooks
 
 Under gunicorn (several processes), keep the SQLite store on a shared local path, or use
-``RedisDedupeStore(os.environ["REDIS_URL"])`` when several hosts receive.
+``RedisDedupeStore(os.environ["REDIS_URL"])`` when several hosts receive. Behind a proxy
+that renames the ``X-Service-*`` headers, set ``WEBHOOK_HEADER_PREFIX=X-Acme-``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import os
 
 from flask import Flask
 
-from sports_posts.webhooks import SQLiteDedupeStore, WebhookEvent, WebhookReceiver, thread_stories
+from sports_posts.webhooks import (
+    SQLiteDedupeStore,
+    WebhookEvent,
+    WebhookHeaders,
+    WebhookReceiver,
+    thread_stories,
+)
 from sports_posts.webhooks.adapters.wsgi import flask_view
 
 logging.basicConfig(level=logging.INFO)
@@ -35,10 +42,12 @@ def on_breaking_news(event: WebhookEvent) -> None:
                  story.event_id, len(story.updates), len(story.alt_sources), latest.text)
 
 
+prefix = os.environ.get("WEBHOOK_HEADER_PREFIX")  # X-Acme-: read X-Acme-Signature, ...
 receiver = WebhookReceiver(
     os.environ.get("SPORTS_POSTS_WEBHOOK_SECRET", "whsec_example_only"),
     on_breaking_news,
     store=SQLiteDedupeStore(os.environ.get("WEBHOOK_DEDUPE_DB", "webhook-dedupe.sqlite3")),
+    header_names=WebhookHeaders.with_prefix(prefix) if prefix else None,
 )
 
 app = Flask(__name__)

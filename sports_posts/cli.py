@@ -23,6 +23,7 @@ from ._client import SportsPosts
 from ._errors import SportsPostsError
 from ._format import align, cell, count, format_post, one_line, post_header
 from ._version import __version__
+from ._webhook_headers import WebhookHeaders
 from .models.post import Post
 
 __all__ = ["main"]
@@ -283,18 +284,24 @@ def _webhook_secret(args: argparse.Namespace) -> str:
     return str(secret)
 
 
+def _header_names(prefix: Optional[str]) -> Optional[WebhookHeaders]:
+    """``--header-prefix``'s ``WebhookHeaders`` (``None``: spec 6.2's names)."""
+    return None if prefix is None else WebhookHeaders.with_prefix(prefix)
+
+
 def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .webhooks import SignatureVerificationError, construct_event, verify_signature
 
+    names = _header_names(args.header_prefix) or WebhookHeaders()
     body = sys.stdin.buffer.read() if args.body == "-" else Path(args.body).read_bytes()
     secret = _webhook_secret(args)
     try:
-        verify_signature(body, args.signature, secret)
+        verify_signature(body, args.signature, secret, header_names=names)
     except SignatureVerificationError as exc:
         print(f"invalid: {exc}", file=out)
         return 1
     try:
-        event = construct_event(body, {"X-Service-Signature": args.signature}, secret)
+        event = construct_event(body, {names.signature: args.signature}, secret, header_names=names)
     except SportsPostsError as exc:
         print(f"valid signature, but the body is not an event: {exc}", file=out)
         return 1
@@ -302,7 +309,7 @@ def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     return 0
 
 
-def webhook_listener_app(secret: str, out: TextIO) -> Any:
+def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[WebhookHeaders] = None) -> Any:
     """The ASGI app of ``webhooks listen``: verify, de-duplicate, print each event once."""
     from .webhooks import WebhookReceiver
     from .webhooks.adapters.asgi import WebhookASGIApp
@@ -316,7 +323,7 @@ def webhook_listener_app(secret: str, out: TextIO) -> Any:
         with lock:
             print(line, file=out, flush=True)
 
-    return WebhookASGIApp(WebhookReceiver(secret, show))
+    return WebhookASGIApp(WebhookReceiver(secret, show, header_names=header_names))
 
 
 def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -324,7 +331,7 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         import uvicorn
     except ImportError:
         raise SportsPostsError("webhooks listen needs uvicorn: pip install 'sports-posts[sandbox]'") from None
-    app = webhook_listener_app(_webhook_secret(args), out)
+    app = webhook_listener_app(_webhook_secret(args), out, header_names=_header_names(args.header_prefix))
     print(f"listening on http://127.0.0.1:{args.port}/ (POST any path); Ctrl-C to stop", file=err)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False, lifespan="off")
     return 0
@@ -336,7 +343,8 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     stop = threading.Event()
     _stop_on_sigterm(stop.set)
     with Sandbox(seed=args.seed, port=args.port, posts_per_minute=args.posts_per_minute,
-                 author_shape=args.author_shape) as sb:
+                 author_shape=args.author_shape,
+                 webhook_header_names=_header_names(args.webhook_header_prefix)) as sb:
         print(f"base URL  {sb.base_url}", file=out)
         print(f"API key   {sb.api_key}", file=out)
         print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
@@ -357,6 +365,10 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # --------------------------------------------------------------------------- parser
+
+
+_HEADER_PREFIX_HELP = ("read PREFIX-Signature and PREFIX-Delivery instead of X-Service-* "
+                       "(headers renamed by a proxy or a white-label deployment)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -383,6 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="live posts that appear per minute (default 2; 0 = none)")
     p.add_argument("--author-shape", default="both", choices=["flat", "nested", "both", "mixed"],
                    help="author form of spec 2.1 in posts: flat fields, nested object, both, or alternating (default both)")
+    p.add_argument("--webhook-header-prefix", metavar="PREFIX", default=None,
+                   help="send webhooks under PREFIX-Event, -Delivery, -Signature instead of X-Service-* "
+                        "(as a renaming proxy would)")
     p.set_defaults(run=_cmd_sandbox)
 
     p = sub.add_parser("demo", help="the end-to-end demo against an embedded sandbox")
@@ -437,10 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("body", help="file with the raw body, or - for stdin")
     w.add_argument("--signature", required=True, help="the X-Service-Signature value")
     w.add_argument("--secret", default=None, help="signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
+    w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)
     w.set_defaults(run=_cmd_webhooks_verify)
     w = wsub.add_parser("listen", help="a local receiver that prints verified events")
     w.add_argument("--port", type=int, default=8000, help="loopback port to listen on (default 8000)")
     w.add_argument("--secret", default=None, help="signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
+    w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)
     w.set_defaults(run=_cmd_webhooks_listen)
     return parser
 

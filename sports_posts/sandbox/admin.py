@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import Literal, Required, TypedDict
 
+from .._webhook_headers import WebhookHeaders
 from .config import ChaosSettings, KeyOptions
 from .errors import ApiError
 from .query import parse_datetime
@@ -34,9 +35,30 @@ _Seconds = Annotated[float, Field(ge=0, le=10 * 365 * 86400, allow_inf_nan=False
 
 
 @with_config(_STRICT)
+class _HeaderNames(TypedDict, total=False):
+    event: str
+    delivery: str
+    signature: str
+
+
+@with_config(_STRICT)
 class _Subscription(SubscriptionFilters, total=False):
     url: Required[str]
     secret: Required[str]
+    header_prefix: str
+    """``X-Acme-`` sends ``X-Acme-Event``, ``X-Acme-Delivery``, ``X-Acme-Signature``."""
+    header_names: _HeaderNames
+    """Explicit names; one left out keeps spec 6.2's."""
+
+
+def _header_names(data: dict[str, Any]) -> Union[WebhookHeaders, None]:
+    """The subscription body's ``header_prefix`` or ``header_names`` (taken out of ``data``)."""
+    prefix, names = data.pop("header_prefix", None), data.pop("header_names", None)
+    if prefix is not None and names is not None:
+        raise ApiError(400, "INVALID_PARAMETER", "Invalid body: give header_prefix or header_names, not both")
+    if prefix is not None:
+        return WebhookHeaders.with_prefix(prefix)
+    return WebhookHeaders(**names) if names is not None else None
 
 
 @with_config(_STRICT)
@@ -128,7 +150,8 @@ def admin_routes(sandbox: SandboxService, answer: Callable[[int, Any], Response]
             return 200, {"items": [s.to_public() for s in sandbox.sender.subscriptions.values()]}
         data = await _body(request, _Subscription)
         url, secret = data.pop("url"), data.pop("secret")
-        return 201, sandbox.subscribe(url, secret, **data).to_public()
+        header_names = _header_names(data)
+        return 201, sandbox.subscribe(url, secret, header_names=header_names, **data).to_public()
 
     async def subscription(request: Request) -> tuple[int, Any]:
         sandbox.unsubscribe(request.path_params["sub_id"])

@@ -23,6 +23,7 @@ import httpx
 from typing_extensions import TypedDict, Unpack
 
 from .._errors import ParameterError
+from .._webhook_headers import DEFAULT_HEADER_NAMES, WebhookHeaders, header_names_or_default
 from .clock import Clock
 from .world import isoformat
 
@@ -34,6 +35,7 @@ __all__ = [
     "DeliveryAttempt",
     "Subscription",
     "SubscriptionFilters",
+    "SubscriptionOptions",
     "WebhookSender",
     "sign",
 ]
@@ -54,6 +56,12 @@ class SubscriptionFilters(TypedDict, total=False):
     news_types: Optional[Sequence[str]]
     news_statuses: Optional[Sequence[str]]
     news_origins: Optional[Sequence[str]]
+
+
+class SubscriptionOptions(SubscriptionFilters, total=False):
+    """The filters plus ``header_names``: the names its deliveries use instead of the sender's."""
+
+    header_names: Optional[WebhookHeaders]
 
 
 def sign(body: bytes, secret: str) -> str:
@@ -82,6 +90,9 @@ class Subscription:
     news_statuses: frozenset[str] = frozenset()
     news_origins: frozenset[str] = frozenset()
     active: bool = True
+    header_names: WebhookHeaders = DEFAULT_HEADER_NAMES
+    """The names its deliveries carry the event, delivery id and signature under (spec 6.2's by
+    default; others emulate a proxy or white-label deployment that renames them)."""
 
     def matches(self, data: dict[str, Any]) -> bool:
         """Empty group matches all, OR within a group, AND across groups (confirmed counts as verified)."""
@@ -104,6 +115,7 @@ class Subscription:
             "id": self.id, "url": self.url, "active": self.active,
             "leagues": sorted(v.upper() for v in self.leagues), "news_types": sorted(self.news_types),
             "news_statuses": sorted(self.news_statuses), "news_origins": sorted(self.news_origins),
+            "header_names": self.header_names.as_dict(),
         }
 
 
@@ -154,7 +166,10 @@ class Delivery:
 
 
 class WebhookSender:
-    """Delivers events on a background thread, retrying on the sandbox clock."""
+    """Delivers events on a background thread, retrying on the sandbox clock.
+
+    ``header_names`` are the names a subscription's deliveries use unless it sets its own.
+    """
 
     def __init__(
         self,
@@ -163,8 +178,10 @@ class WebhookSender:
         time_scale: float = 1.0,
         timeout: Optional[float] = None,
         max_attempts: int = MAX_ATTEMPTS,
+        header_names: Optional[WebhookHeaders] = None,
     ) -> None:
         self.clock = clock
+        self.header_names = header_names_or_default(header_names)
         self.time_scale = time_scale
         self.timeout = timeout if timeout is not None else TIMEOUT_SECONDS * time_scale
         self.max_attempts = max_attempts
@@ -211,24 +228,24 @@ class WebhookSender:
 
     # -- subscriptions and events -------------------------------------------------------
 
-    def subscribe(
-        self,
-        url: str,
-        secret: str,
-        **filters: Unpack[SubscriptionFilters],
-    ) -> Subscription:
-        """Register ``url`` with its signing secret and filters; returns the subscription."""
+    def subscribe(self, url: str, secret: str, **filters: Unpack[SubscriptionOptions]) -> Subscription:
+        """Register ``url`` with its signing secret and filters; returns the subscription.
+
+        ``header_names`` overrides the sender's header names for this subscription.
+        """
         if not url.startswith(("http://", "https://")):
             raise ParameterError("the subscription url must be http:// or https://")
         if not secret:
             raise ParameterError("a signing secret is required")
+        header_names = filters.get("header_names")
+        names = self.header_names if header_names is None else header_names_or_default(header_names)
         with self._cond:
             self._counter += 1
             sub = Subscription(
                 id=f"sub_{self._counter:04d}", url=url, secret=secret,
                 leagues=_norm(filters.get("leagues")), news_types=_norm(filters.get("news_types")),
                 news_statuses=_norm(filters.get("news_statuses"), _STATUS_SYNONYMS),
-                news_origins=_norm(filters.get("news_origins")),
+                news_origins=_norm(filters.get("news_origins")), header_names=names,
             )
             self.subscriptions[sub.id] = sub
             return sub
@@ -300,12 +317,13 @@ class WebhookSender:
         with self._cond:
             job.attempts.append(record)
             self.log.append(record)
+        names = job.subscription.header_names
         headers = {
             "Content-Type": "application/json",
             "User-Agent": "sports-posts-sandbox-webhooks/1.0",
-            "X-Service-Event": job.event,
-            "X-Service-Delivery": record.delivery_id,
-            "X-Service-Signature": sign(job.body, job.subscription.secret),
+            names.event: job.event,
+            names.delivery: record.delivery_id,
+            names.signature: sign(job.body, job.subscription.secret),
         }
         ok = False
         try:

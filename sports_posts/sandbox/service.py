@@ -18,12 +18,13 @@ from typing import Any, Optional, Union
 from typing_extensions import Unpack
 
 from .._errors import ParameterError
+from .._webhook_headers import WebhookHeaders
 from ._teams import LEAGUES
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
 from .news import breaking_news_data, update_data
-from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionFilters, WebhookSender
+from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
 
 __all__ = ["AUTHOR_SHAPES", "SandboxService"]
@@ -66,6 +67,7 @@ class SandboxService:
         author_shape: str = "both",
         time_scale: float = 1.0,
         webhook_timeout: Optional[float] = None,
+        webhook_header_names: Optional[WebhookHeaders] = None,
         chaos: Optional[ChaosSettings] = None,
         burst: Optional[BurstLimit] = None,
         clock: Union[Clock, str, None] = None,
@@ -102,7 +104,9 @@ class SandboxService:
         else:
             for config in keys or ():
                 self.extra_keys.append(self.accounts.add(config))
-        self.sender = WebhookSender(self.clock, time_scale=time_scale, timeout=webhook_timeout)
+        self.sender = WebhookSender(
+            self.clock, time_scale=time_scale, timeout=webhook_timeout, header_names=webhook_header_names
+        )
         self._events: dict[str, dict[str, Any]] = {}
         self._openapi: Optional[dict[str, Any]] = None
 
@@ -183,12 +187,14 @@ class SandboxService:
 
     # -- webhooks ---------------------------------------------------------------------------
 
-    def subscribe(self, url: str, secret: str, **filters: Unpack[SubscriptionFilters]) -> Subscription:
+    def subscribe(self, url: str, secret: str, **options: Unpack[SubscriptionOptions]) -> Subscription:
         """Register a webhook target with its signing secret and filters (spec 6.4).
 
         Filters: ``leagues``, ``news_types``, ``news_statuses``, ``news_origins``.
+        ``header_names`` renames the three headers of its deliveries (default: the sandbox's
+        ``webhook_header_names``, else spec 6.2's), as a proxy or white-label deployment would.
         """
-        return self.sender.subscribe(url, secret, **filters)
+        return self.sender.subscribe(url, secret, **options)
 
     def unsubscribe(self, subscription_id: str) -> None:
         """Remove a subscription."""

@@ -21,7 +21,7 @@ import pytest
 if TYPE_CHECKING:
     from sports_posts import AsyncSportsPosts, SportsPosts
     from sports_posts.sandbox import DeliveryAttempt, Sandbox
-    from sports_posts.webhooks import SignedRequest
+    from sports_posts.webhooks import SignedRequest, WebhookHeaders
 
 __all__ = ["SentStory"]
 
@@ -172,9 +172,20 @@ def sports_posts_webhook_secret() -> str:
 
 
 @pytest.fixture
-def sports_posts_webhook_request(sports_posts_webhook_secret: str) -> Callable[..., SignedRequest]:
-    """``make(event="breaking_news", *, payload=None, secret=None, **data)``: a request as the
-    service signs it (``.body`` bytes, ``.headers``) for your receiver, signed with
+def sports_posts_webhook_header_names() -> WebhookHeaders:
+    """The header names the webhook fixtures send (spec 6.2's); override it to match a receiver
+    built with ``header_names=`` (behind a proxy that renames them, say)."""
+    from sports_posts.webhooks import WebhookHeaders
+
+    return WebhookHeaders()
+
+
+@pytest.fixture
+def sports_posts_webhook_request(
+    sports_posts_webhook_secret: str, sports_posts_webhook_header_names: WebhookHeaders
+) -> Callable[..., SignedRequest]:
+    """``make(event="breaking_news", *, payload=None, secret=None, header_names=None, **data)``: a
+    request as the service signs it (``.body`` bytes, ``.headers``) for your receiver, signed with
     `sports_posts.webhooks.sign_payload`; ``data`` overrides fields of the sample payload."""
     from sports_posts.webhooks import build_test_request, sample_payload
 
@@ -183,31 +194,40 @@ def sports_posts_webhook_request(sports_posts_webhook_secret: str) -> Callable[.
         *,
         payload: Union[Mapping[str, Any], bytes, str, None] = None,
         secret: Optional[str] = None,
+        header_names: Optional[WebhookHeaders] = None,
         **data: Any,
     ) -> SignedRequest:
         body = payload if payload is not None else sample_payload(event, **data)
-        return build_test_request(body, secret if secret is not None else sports_posts_webhook_secret)
+        return build_test_request(
+            body,
+            secret if secret is not None else sports_posts_webhook_secret,
+            header_names=header_names if header_names is not None else sports_posts_webhook_header_names,
+        )
 
     return make
 
 
 @pytest.fixture
 def sports_posts_send_story(
-    sports_posts_sandbox: Sandbox, sports_posts_webhook_secret: str
+    sports_posts_sandbox: Sandbox,
+    sports_posts_webhook_secret: str,
+    sports_posts_webhook_header_names: WebhookHeaders,
 ) -> Callable[..., SentStory]:
-    """``send(target, *, path="/", league="NFL", update=None, secret=None, timeout=30, **news)``:
+    """``send(target, *, path="/", league="NFL", update=None, secret=None, header_names=None,
+    timeout=30, **news)``:
     a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
     webhook sender to ``target``, your receiver's URL or ASGI app (served on loopback for the
     call, POSTed at ``path``), retried as the service retries; returns a `SentStory`
     once every delivery ended. ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
-    news_status, ...)."""
+    news_status, ...). The headers are named by ``header_names``, else by the
+    ``sports_posts_webhook_header_names`` fixture."""
     from sports_posts.testing import serve_asgi
 
     sandbox = sports_posts_sandbox
 
     def deliver(url: str, league: str, update: Optional[str], secret: str, timeout: float,
-                news: dict[str, Any]) -> SentStory:
-        subscription = sandbox.subscribe(url, secret)
+                names: WebhookHeaders, news: dict[str, Any]) -> SentStory:
+        subscription = sandbox.subscribe(url, secret, header_names=names)
         try:
             payloads = [sandbox.send_breaking_news(league, **news)]
             sandbox.drain_deliveries(timeout=timeout)
@@ -222,11 +242,13 @@ def sports_posts_send_story(
         return SentStory(payloads, attempts)
 
     def send(target: Any, *, path: str = "/", league: str = "NFL", update: Optional[str] = None,
-             secret: Optional[str] = None, timeout: float = 30.0, **news: Any) -> SentStory:
+             secret: Optional[str] = None, header_names: Optional[WebhookHeaders] = None,
+             timeout: float = 30.0, **news: Any) -> SentStory:
         key = secret if secret is not None else sports_posts_webhook_secret
+        names = header_names if header_names is not None else sports_posts_webhook_header_names
         if isinstance(target, str):
-            return deliver(target, league, update, key, timeout, news)
+            return deliver(target, league, update, key, timeout, names, news)
         with serve_asgi(target) as root:
-            return deliver(root + "/" + path.lstrip("/"), league, update, key, timeout, news)
+            return deliver(root + "/" + path.lstrip("/"), league, update, key, timeout, names, news)
 
     return send

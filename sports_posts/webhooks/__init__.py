@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .._errors import SignatureVerificationError, WebhookPayloadError
+from .._webhook_headers import WebhookHeaders
 from .errors import ReplayedWebhookError, StoreDataLostError, StoreUnavailableError
 from .signature import (
     DELIVERY_HEADER,
@@ -136,6 +137,7 @@ __all__ = [
     "SubscriptionFilter",
     "TaggedEntity",
     "WebhookEvent",
+    "WebhookHeaders",
     "WebhookPayloadError",
     "WebhookReceiver",
     "WebhookResponse",

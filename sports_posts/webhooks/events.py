@@ -6,17 +6,10 @@ from typing import Annotated, Any, Callable, ClassVar, Literal, Optional, Union
 from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError
 
 from .._errors import ParameterError, WebhookPayloadError
+from .._webhook_headers import WebhookHeaders, header_names_or_default
 from ..models._base import SportsPostsModel, UTCDateTime
 from .errors import ReplayedWebhookError
-from .signature import (
-    DELIVERY_HEADER,
-    SIGNATURE_HEADER,
-    Headers,
-    Payload,
-    Secret,
-    get_headers,
-    verify_signature,
-)
+from .signature import Headers, Payload, Secret, signature_and_delivery, verify_signature
 
 __all__ = [
     "DEFAULT_CLOCK_SKEW",
@@ -224,6 +217,7 @@ def construct_event(
     headers: Headers,
     secret: Secret,
     *,
+    header_names: Optional[WebhookHeaders] = None,
     tolerance: Optional[float] = None,
     clock_skew: float = DEFAULT_CLOCK_SKEW,
     clock: Callable[[], float] = time.time,
@@ -237,9 +231,12 @@ def construct_event(
     ``tolerance`` (seconds; ``DEFAULT_TOLERANCE`` is what the receiver uses) a
     ``sent_at`` outside the replay window raises ``ReplayedWebhookError``; without it
     (the default, so that a stored body can be checked later) the age is not looked at.
+    ``header_names`` reads the signature and delivery id under other names than spec 6.2's
+    (``WebhookHeaders.with_prefix("X-Acme-")``, say).
     """
-    signature, delivery_id = get_headers(headers, (SIGNATURE_HEADER, DELIVERY_HEADER))
-    verify_signature(payload, signature, secret)
+    names = header_names_or_default(header_names)
+    signature, delivery_id = signature_and_delivery(headers, names)
+    verify_signature(payload, signature, secret, header_names=names)
     event = parse_event(payload, delivery_id)
     if tolerance is not None:
         check_sent_at(event, tolerance, clock_skew, clock())

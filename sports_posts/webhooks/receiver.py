@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
+from .._webhook_headers import WebhookHeaders, header_names_or_default
 from ._inbox_protocol import Inbox
 from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
 from .errors import ReplayedWebhookError, StoreDataLostError
@@ -112,6 +113,13 @@ def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = No
     return WebhookResponse(status_code, _body(status_code, outcome), _JSON, outcome, event)
 
 
+@functools.lru_cache(maxsize=64)  # a few fixed messages per header name: bounded all the same
+def _refusal(status_code: int, outcome: str, error: str) -> WebhookResponse:
+    """A refusal that says why in ``error`` (which header is missing, say): no secret, no body."""
+    body = json.dumps({"ok": False, "status": outcome, "error": error}, separators=(",", ":"))
+    return WebhookResponse(status_code, body.encode(), _JSON, outcome)
+
+
 def _seconds(name: str, value: object, *, below: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < below:
         raise ParameterError(f"{name} must be between 0 and {below:g} seconds", parameter=name)
@@ -133,6 +141,9 @@ class WebhookReceiver:
     than the service's ~31 minutes of retries) or more than ``clock_skew`` seconds ahead is
     refused, so a captured request cannot be replayed once the store has forgotten it: the
     store's ``ttl`` must therefore outlive ``tolerance``. ``clock`` (epoch seconds) is for tests.
+
+    ``header_names`` reads the signature and delivery id under other names than spec 6.2's,
+    for a proxy or white-label deployment that renames them (``WebhookHeaders.with_prefix``).
     """
 
     def __init__(
@@ -151,8 +162,11 @@ class WebhookReceiver:
         tolerance: float = DEFAULT_TOLERANCE,
         clock_skew: float = DEFAULT_CLOCK_SKEW,
         clock: Callable[[], float] = time.time,
+        header_names: Optional[WebhookHeaders] = None,
     ) -> None:
         _secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
+        # Checked and lower-cased once here, not on every request.
+        self.header_names = header_names_or_default(header_names)
         if not callable(handler):
             raise ParameterError("handler must be callable", parameter="handler")
         if store is not None and not isinstance(store, DedupeStore):
@@ -203,7 +217,7 @@ class WebhookReceiver:
         name = getattr(self._handler, "__qualname__", type(self._handler).__name__)
         return (
             f"WebhookReceiver(secret='***', handler={name}, store={self.store!r}, "
-            f"inbox={self.inbox!r})"
+            f"inbox={self.inbox!r}, header_names={self.header_names!r})"
         )
 
     # -- deciding ---------------------------------------------------------------------
@@ -250,14 +264,14 @@ class WebhookReceiver:
     def _verify(self, body: Payload, headers: Headers) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
         """The answer when the request ends here, else the verified event still to be claimed."""
         try:
-            event = construct_event(body, headers, self._secret)
+            event = construct_event(body, headers, self._secret, header_names=self.header_names)
             check_sent_at(event, self._tolerance, self._clock_skew, self._clock())
         except ReplayedWebhookError as exc:
             logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
             return _response(400, "outside_replay_window"), None
         except SignatureVerificationError as exc:
             logger.warning("webhook rejected (401): %s", exc)
-            return _response(401, "invalid_signature"), None
+            return _refusal(401, "invalid_signature", str(exc)), None
         except WebhookPayloadError as exc:
             logger.warning("signed webhook body rejected (400): %s", exc)
             return _response(400, "invalid_payload"), None

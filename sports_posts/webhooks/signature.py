@@ -14,6 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Optional, Union
 
 from .._errors import ParameterError, SignatureVerificationError
+from .._webhook_headers import (
+    DELIVERY_HEADER,
+    EVENT_HEADER,
+    SIGNATURE_HEADER,
+    WebhookHeaders,
+    header_names_or_default,
+)
 
 __all__ = [
     "DELIVERY_HEADER",
@@ -22,15 +29,12 @@ __all__ = [
     "Headers",
     "Payload",
     "Secret",
+    "WebhookHeaders",
     "get_header",
     "get_headers",
     "sign_payload",
     "verify_signature",
 ]
-
-SIGNATURE_HEADER = "X-Service-Signature"
-EVENT_HEADER = "X-Service-Event"
-DELIVERY_HEADER = "X-Service-Delivery"
 
 Payload = Union[bytes, bytearray, memoryview, str]
 """The raw request body; a ``str`` is encoded UTF-8 (the service sends UTF-8 JSON)."""
@@ -121,8 +125,8 @@ def _payload_bytes(payload: object) -> bytes:
     )
 
 
-def _signature_digest(signature: object) -> bytes:
-    """The 32 bytes of a ``sha256=<64 hex>`` header value, or SignatureVerificationError."""
+def _signature_digest(signature: object, header: str = SIGNATURE_HEADER) -> bytes:
+    """The 32 bytes of a ``sha256=<64 hex>`` value of ``header``, or SignatureVerificationError."""
     if type(signature) is str and len(signature) == 71 and signature.startswith("sha256="):
         # The common, well-formed case without the regex. bytes.fromhex takes only ASCII hex
         # digits (and whitespace, which would leave fewer than 32 bytes): same strictness.
@@ -133,7 +137,7 @@ def _signature_digest(signature: object) -> bytes:
         if len(digest) == 32:
             return digest
     if signature is None:
-        raise SignatureVerificationError(f"missing {SIGNATURE_HEADER} header")
+        raise SignatureVerificationError(f"missing {header} header")
     if isinstance(signature, (bytes, bytearray)):
         try:
             signature = bytes(signature).decode("ascii")
@@ -144,7 +148,7 @@ def _signature_digest(signature: object) -> bytes:
             f"malformed signature: expected str, got {type(signature).__name__}"
         )
     if not signature:
-        raise SignatureVerificationError(f"empty {SIGNATURE_HEADER} header")
+        raise SignatureVerificationError(f"empty {header} header")
     # HTTP strips optional whitespace around a field value; a framework may not have.
     match = _SIGNATURE.fullmatch(signature.strip(" \t"))
     if match is None:
@@ -154,14 +158,23 @@ def _signature_digest(signature: object) -> bytes:
     return bytes.fromhex(match.group(1))
 
 
-def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], secret: Secret) -> None:
+def verify_signature(
+    payload: Payload,
+    signature: Optional[Union[str, bytes]],
+    secret: Secret,
+    *,
+    header_names: Optional[WebhookHeaders] = None,
+) -> None:
     """Check ``signature`` (the ``X-Service-Signature`` value) against the raw ``payload``.
 
     ``secret`` may be a sequence during a key rotation; any one matching is enough. The
     comparison is constant time over the 32 decoded bytes, so upper-case hex also matches.
+    ``header_names`` only changes which header the errors name (a renamed one, say).
     Raises [`SignatureVerificationError`][sports_posts.SignatureVerificationError] when the header is missing, malformed or
     does not match, and [`ParameterError`][sports_posts.ParameterError] when ``secret`` itself is unusable.
     """
+    if header_names is not None:  # a bad value is refused even when the signature matches
+        header_names_or_default(header_names)
     if (
         type(payload) is bytes
         and type(secret) is str
@@ -180,9 +193,10 @@ def verify_signature(payload: Payload, signature: Optional[Union[str, bytes]], s
             if not hmac.compare_digest(_hmac_sha256(secret, payload), expected):
                 raise SignatureVerificationError("signature does not match the payload")
             return
+    names = header_names_or_default(header_names)
     keys = _secret_keys(secret)
     body = _payload_bytes(payload)
-    expected = _signature_digest(signature)
+    expected = _signature_digest(signature, names.signature)
     matched = False
     for key in keys:
         # Every key is tried, so the timing does not say which one of a rotation matched.
@@ -222,8 +236,17 @@ def get_headers(headers: object, names: Sequence[str]) -> list[Optional[str]]:
     Only the values of the wanted names are decoded: a request carries a dozen headers,
     and decoding each one cost more than verifying the signature.
     """
-    wanted = [name.lower() for name in names]
-    wanted_bytes = [name.encode("latin-1") for name in wanted]
+    wanted = tuple(name.lower() for name in names)
+    return _find(headers, wanted, tuple(name.encode("latin-1") for name in wanted))
+
+
+def signature_and_delivery(headers: object, header_names: WebhookHeaders) -> list[Optional[str]]:
+    """The signature and delivery id of a delivery, under ``header_names``' names."""
+    return _find(headers, header_names._lookup, header_names._lookup_bytes)
+
+
+def _find(headers: object, wanted: tuple[str, ...], wanted_bytes: tuple[bytes, ...]) -> list[Optional[str]]:
+    """``get_headers`` for names already lower-cased, as str and as Latin-1 bytes."""
     fast = _lowercase_pairs(headers)
     if fast is not None:  # ASGI's own shape: answered by dict lookups
         return [_text(fast.get(name)) for name in wanted_bytes]

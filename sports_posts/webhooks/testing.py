@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Union
 
 from .._errors import ParameterError
+from .._webhook_headers import WebhookHeaders, header_names_or_default
 from .events import BreakingNewsEvent, BreakingNewsUpdateEvent
-from .signature import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign_payload
+from .signature import sign_payload
 
 __all__ = ["SignedRequest", "build_test_request", "sample_payload"]
 
@@ -69,13 +70,16 @@ def build_test_request(
     *,
     delivery_id: Optional[str] = None,
     event: Optional[str] = None,
+    header_names: Optional[WebhookHeaders] = None,
 ) -> SignedRequest:
     """Sign ``payload`` and add the three ``X-Service-*`` headers of spec 6.2.
 
     A mapping or event model is serialised to compact JSON; bytes and ``str`` are sent as
     given. ``event`` sets ``X-Service-Event`` (default: the payload's own ``event``);
     ``delivery_id`` defaults to a fresh id, as each retry of the service has.
+    ``header_names`` sends the three headers under other names, as a renaming proxy would.
     """
+    names = header_names_or_default(header_names)
     if isinstance(payload, (BreakingNewsEvent, BreakingNewsUpdateEvent)):
         body = payload.model_dump_json(exclude_unset=False).encode()
         kind: Optional[str] = payload.event
@@ -96,10 +100,10 @@ def build_test_request(
         raise ParameterError("payload must be a mapping, an event, bytes or str", parameter="payload")
     headers = {
         "Content-Type": "application/json",
-        SIGNATURE_HEADER: sign_payload(body, secret),
-        DELIVERY_HEADER: delivery_id if delivery_id is not None else str(uuid.uuid4()),
+        names.signature: sign_payload(body, secret),
+        names.delivery: delivery_id if delivery_id is not None else str(uuid.uuid4()),
     }
     header_event = event if event is not None else kind
     if header_event is not None:
-        headers[EVENT_HEADER] = header_event
+        headers[names.event] = header_event
     return SignedRequest(body, headers)

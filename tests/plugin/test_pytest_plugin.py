@@ -93,6 +93,7 @@ def test_fixture_names_are_prefixed_and_documented(pytester: pytest.Pytester) ->
     assert names == {
         "sports_posts_sandbox", "sports_posts_env", "sports_posts_client", "sports_posts_async_client",
         "sports_posts_webhook_secret", "sports_posts_webhook_request", "sports_posts_send_story",
+        "sports_posts_webhook_header_names",
     }
     result = pytester.runpytest("--markers", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["@pytest.mark.sports_posts_sandbox(**options)*"])
@@ -145,3 +146,49 @@ def test_the_async_client_closes_with_or_without_a_running_loop() -> None:
     asyncio.run(inside_a_loop())
     _run_in_fresh_loop(work)
     assert threads == ["sports-posts-aclose", threading.current_thread().name]
+
+
+RENAMED = '''
+import pytest
+from sports_posts.webhooks import WebhookHeaders, WebhookReceiver
+from sports_posts.webhooks.adapters.asgi import WebhookASGIApp
+
+SECRET = "whsec_behind_a_proxy"
+NAMES = WebhookHeaders.with_prefix("X-Acme-")
+seen = []
+receiver = WebhookReceiver(SECRET, lambda event: seen.append(event.delivery_id), header_names=NAMES)
+app = WebhookASGIApp(receiver)
+
+
+@pytest.fixture
+def sports_posts_webhook_secret():
+    return SECRET
+
+
+@pytest.fixture
+def sports_posts_webhook_header_names():
+    return NAMES
+
+
+def test_a_request_carries_the_overridden_names(sports_posts_webhook_request):
+    request = sports_posts_webhook_request()
+    assert "X-Acme-Signature" in request.headers and "X-Service-Signature" not in request.headers
+    assert receiver.handle(request.body, request.headers).status == 202
+
+
+def test_a_story_is_sent_under_the_overridden_names(sports_posts_send_story):
+    story = sports_posts_send_story(app)
+    assert story.delivered and story.status_codes == [202]
+    assert seen[-1] == story.attempts[0].delivery_id
+
+
+def test_one_call_may_send_the_spec_names(sports_posts_send_story):
+    story = sports_posts_send_story(app, header_names=WebhookHeaders(), timeout=5)
+    assert story.status_codes == [401] * 6
+'''
+
+
+def test_overriding_the_header_names_fixture_renames_every_webhook_fixture(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_renamed=RENAMED)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+import webhook_helpers
 from fastapi import Request, Response  # module level: FastAPI resolves string annotations here
-from webhook_helpers import SECRET
+from webhook_helpers import SECRET, Recorder, configure_django
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver, build_test_request, sample_payload
 from sports_posts.webhooks.adapters.asgi import (
@@ -31,21 +32,6 @@ ODD_BODY = (
     + json.dumps(sample_payload()["data"], indent=3, ensure_ascii=True).replace('"text"', '"te\\u0078t"')
     + "}"
 ).encode()
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[WebhookEvent] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, event: WebhookEvent) -> None:
-        with self.lock:
-            self.events.append(event)
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
 
 
 @pytest.fixture
@@ -209,30 +195,13 @@ def test_asgi_adapters_refuse_a_body_over_the_limit_without_reading_it_all(recei
 
 
 def _django_client(receiver: WebhookReceiver) -> Any:
-    import django
-    from django.conf import settings
-
-    if not settings.configured:
-        settings.configure(
-            DEBUG=False,
-            SECRET_KEY="django-test-only",
-            ALLOWED_HOSTS=["testserver"],
-            ROOT_URLCONF=__name__,
-            MIDDLEWARE=["django.middleware.csrf.CsrfViewMiddleware"],
-            INSTALLED_APPS=[],
-        )
-        django.setup()
-    global urlpatterns
+    configure_django()
+    from django.test import Client
     from django.urls import clear_url_caches, path
 
-    urlpatterns = [path("webhooks/", django_view(receiver))]
+    webhook_helpers.urlpatterns = [path("webhooks/", django_view(receiver))]
     clear_url_caches()
-    from django.test import Client
-
     return Client(enforce_csrf_checks=True)  # the view must be csrf_exempt to pass
-
-
-urlpatterns: list[Any] = []
 
 
 def test_django_view_is_csrf_exempt_and_verifies_request_body(receiver: WebhookReceiver, recorder: Recorder) -> None:

@@ -62,3 +62,19 @@ def test_flask_example_accepts_a_signed_event_and_threads_it(tmp_path: Path, mon
     assert example.receiver.wait_idle(WAIT)
     assert sorted(e.event for e in example.recent) == ["breaking_news", "breaking_news.update"]
     example.receiver.close()
+
+
+def test_flask_example_reads_renamed_headers_behind_a_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sports_posts.webhooks import WebhookHeaders
+
+    monkeypatch.setenv("WEBHOOK_HEADER_PREFIX", "X-Acme-")
+    example = _load("webhook_flask", tmp_path, monkeypatch)
+    client = example.app.test_client()
+    renamed = build_test_request(sample_payload(), SECRET, header_names=WebhookHeaders.with_prefix("X-Acme-"))
+    spec = build_test_request(sample_payload(), SECRET)
+    refused = client.post("/webhooks", data=spec.body, headers=spec.headers)
+    assert refused.status_code == 401 and refused.get_json()["error"] == "missing X-Acme-Signature header"
+    assert client.post("/webhooks", data=renamed.body, headers=renamed.headers).status_code == 202
+    assert example.receiver.wait_idle(WAIT)
+    assert [e.delivery_id for e in example.recent] == [renamed.headers["X-Acme-Delivery"]]
+    example.receiver.close()

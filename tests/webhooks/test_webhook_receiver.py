@@ -201,7 +201,9 @@ def test_a_retry_during_a_first_attempt_that_fails_is_processed_itself() -> None
 def test_the_response_unpacks_as_status_and_body() -> None:
     request = signed()
     status, body = WebhookReceiver(SECRET, Recorder()).handle(request.body, {})
-    assert (status, json.loads(body)) == (401, {"ok": False, "status": "invalid_signature"})
+    assert (status, json.loads(body)) == (
+        401, {"ok": False, "status": "invalid_signature", "error": "missing X-Service-Signature header"}
+    )
 
 
 def test_a_handler_that_raises_answers_503_and_releases_the_claim_so_the_next_retry_is_processed() -> None:

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from sports_posts.webhooks import SignedRequest, build_test_request, sample_payload
+from sports_posts.webhooks import SignedRequest, WebhookEvent, build_test_request, sample_payload
 
 SECRET = "whsec_test_0123456789"
 SENT_AT = sample_payload()["sent_at"]
 """One ``sent_at`` for the whole run: the service's retries repeat the payload byte for byte."""
+
+
+class Recorder:
+    """A handler that keeps every event it is given, from any thread."""
+
+    def __init__(self) -> None:
+        self.events: list[WebhookEvent] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: WebhookEvent) -> None:
+        with self.lock:
+            self.events.append(event)
 
 
 class FakeClock:
@@ -29,3 +42,24 @@ def signed(event: str = "breaking_news", *, secret: str = SECRET, delivery_id: s
     """A request as the service sends it; each call is a new delivery unless ``delivery_id`` is given."""
     data.setdefault("sent_at", SENT_AT)
     return build_test_request(sample_payload(event, **data), secret, delivery_id=delivery_id)
+
+
+urlpatterns: list[Any] = []
+"""The Django URLconf of the adapter tests (``ROOT_URLCONF`` names this module)."""
+
+
+def configure_django() -> None:
+    """Configure Django once per process, the same way whichever test module comes first."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            SECRET_KEY="django-test-only",
+            ALLOWED_HOSTS=["testserver"],
+            ROOT_URLCONF=__name__,
+            MIDDLEWARE=["django.middleware.csrf.CsrfViewMiddleware"],
+            INSTALLED_APPS=[],
+        )
+        django.setup()
