@@ -264,12 +264,19 @@ class _DeadlineBackend(_NetworkBackend):
 
 
 def deadline_client(stack: Stack) -> Client:
-    """The SDK's own sync pool, whose streams keep ``deadline``. httpx does not take
-    a network backend, so the one of its transport's pool is wrapped in place; an httpx
-    without that attribute gets a plain pool (each read still has its own timeout)."""
-    transport = stack.module.HTTPTransport()
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if isinstance(backend, stack.core.NetworkBackend):
-        pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
-    return stack.Client(transport=transport, follow_redirects=False)
+    """The SDK's own sync pool, whose streams keep ``deadline``.
+
+    The client is built as the library builds one, so the environment's proxies
+    (``HTTPS_PROXY``, ``NO_PROXY``...) and certificates apply as they would to the async
+    pool; then the network backend of each of its pools (direct and per proxy) is wrapped
+    in place, as httpx takes none. A pool without that attribute is left plain (each read
+    still has its own timeout).
+    """
+    client = stack.Client(follow_redirects=False)
+    transports = [client._transport, *client._mounts.values()]
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, stack.core.NetworkBackend):
+            pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
+    return client
