@@ -43,6 +43,7 @@ from ._transport import (
     Send,
     advance,
     exchange_flow,
+    is_local,
 )
 
 if TYPE_CHECKING:
@@ -267,7 +268,7 @@ class SportsPosts(_ClientBase[Client]):
         return Ids(self)
 
     def _own_pool(self) -> Client:
-        return deadline_client(self._config.stack)
+        return deadline_client(self._config.stack, trust_env=not is_local(self._config.base_url))
 
     def close(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -358,7 +359,8 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         return AsyncIds(self)
 
     def _own_pool(self) -> AsyncClient:
-        return self._config.stack.AsyncClient(follow_redirects=False)
+        trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
+        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env)
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""

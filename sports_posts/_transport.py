@@ -156,6 +156,11 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def is_local(base_url: str) -> bool:
+    """Whether ``base_url`` is on this machine (a sandbox): no proxy ever stands before it."""
+    return _is_loopback(urlsplit(base_url).hostname or "")
+
+
 def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
     """An http(s) URL with a host and a path only; plain http only to this machine unless
     the caller opts in, because the key would travel in clear text."""
