@@ -1,0 +1,134 @@
+"""Every Python block of README.md and docs/ runs as pasted, against a sandbox (issue 16).
+
+Each block is a case named ``page:line``. A block runs in a fresh interpreter, in a temp
+directory shared by its page, with the environment a reader of the README has: the
+sandbox's ``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` /
+``DATABASE_URL`` of private servers for the pages that name them). The blocks run on a few
+threads as soon as the first case asks, so the cases mostly read finished results.
+Conventions: tests/docs/snippets.py and docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .snippets import (
+    ROOT,
+    Outcome,
+    Snippet,
+    SnippetError,
+    file_name,
+    pages,
+    parse,
+    run,
+)
+
+TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the suite goes on
+WORKERS = 3  # blocks are mostly waiting on interpreter start-up and loopback HTTP
+# httpx-based code sent anywhere but loopback meets a closed port instead of the network.
+NO_NETWORK = {"ALL_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+              "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
+KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
+
+
+def _collect() -> tuple[list[Snippet], list[str]]:
+    found: list[Snippet] = []
+    errors: list[str] = []
+    for path in pages():
+        try:
+            found += parse(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8"))
+        except SnippetError as exc:
+            errors.append(str(exc))
+    return found, errors
+
+
+SNIPPETS, ERRORS = _collect()
+RUNNABLE = [s for s in SNIPPETS if not s.fragment]
+FRAGMENTS = [s for s in SNIPPETS if s.fragment]
+
+
+def test_markers_sit_on_python_fences() -> None:
+    assert not ERRORS, "\n".join(ERRORS)
+
+
+def test_the_pages_have_blocks_to_run() -> None:
+    pages_with_code = {s.page for s in RUNNABLE}
+    assert {"README.md", "docs/getting-started.md", "docs/webhooks.md"} <= pages_with_code
+
+
+@pytest.mark.parametrize("snippet", FRAGMENTS, ids=[s.id for s in FRAGMENTS])
+def test_fragment_compiles(snippet: Snippet) -> None:
+    compile(snippet.source, snippet.id, "exec")
+
+
+@pytest.fixture(scope="session")
+def snippet_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Future[Outcome]]]:
+    """Start every selected block (pages in parallel, each page's blocks in order) against a
+    sandbox that lives for the session; the futures by block id."""
+    from sports_posts.sandbox import Sandbox
+
+    selected = {item.callspec.params["snippet"].id for item in request.session.items
+                if getattr(item, "originalname", "") == "test_snippet_runs"}
+    chosen = [s for s in RUNNABLE if s.id in selected]
+    by_page: dict[str, list[Snippet]] = {}
+    for snippet in chosen:
+        by_page.setdefault(snippet.page, []).append(snippet)
+    with Sandbox(seed=7) as sandbox:
+        env = {name: os.environ[name] for name in KEPT if name in os.environ}
+        env.update(NO_NETWORK, SPORTS_POSTS_BASE_URL=sandbox.base_url,
+                   SPORTS_POSTS_API_KEY=sandbox.api_key, PYTHONDONTWRITEBYTECODE="1")
+        sources = "".join(s.source for s in chosen)
+        if "REDIS_URL" in sources:
+            env["REDIS_URL"] = request.getfixturevalue("redis_url")
+        if "DATABASE_URL" in sources:
+            env["DATABASE_URL"] = request.getfixturevalue("postgres_url")
+
+        def run_page(blocks: list[Snippet], workdir: Path) -> dict[str, Outcome]:
+            page_env = {**env, "HOME": str(workdir)}
+            for block in SNIPPETS:  # files other blocks of the page import
+                if block.page == blocks[0].page and block.title:
+                    (workdir / file_name(block)).write_text(block.source, encoding="utf-8")
+            return {b.id: run(b, workdir, page_env, sys.executable, TIMEOUT) for b in blocks}
+
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            page_runs = {
+                page: pool.submit(run_page, blocks, tmp_path_factory.mktemp(page.replace("/", "-")))
+                for page, blocks in by_page.items()
+            }
+            futures: dict[str, Future[Outcome]] = {}
+            for snippet in chosen:
+                futures[snippet.id] = _pick(page_runs[snippet.page], snippet.id)
+            yield futures
+
+
+def _pick(page_run: Future[dict[str, Outcome]], block: str) -> Future[Outcome]:
+    """The outcome of one block out of its page's run."""
+    picked: Future[Outcome] = Future()
+
+    def done(finished: Future[dict[str, Outcome]]) -> None:
+        error = finished.exception()
+        if error is not None:
+            picked.set_exception(error)
+        else:
+            picked.set_result(finished.result()[block])
+
+    page_run.add_done_callback(done)
+    return picked
+
+
+@pytest.mark.parametrize("snippet", RUNNABLE, ids=[s.id for s in RUNNABLE])
+def test_snippet_runs(snippet: Snippet, snippet_runs: dict[str, Future[Outcome]]) -> None:
+    # Each page's blocks are bounded by TIMEOUT apiece; this wait only guards the harness.
+    outcome = snippet_runs[snippet.id].result(timeout=TIMEOUT * 40)
+    assert outcome.ok, (
+        f"{snippet.id} failed as pasted (mark an excerpt <!-- fragment -->, a block that "
+        f"needs the one above <!-- continues -->):\n{outcome.output[-4000:]}"
+    )
