@@ -7,7 +7,7 @@ Conventions (docs/testing.md, "The documentation's own code"):
 - ``<!-- fragment -->`` on the line before the fence: an excerpt (a signature, a call in
   isolation) that only has to compile.
 - ``<!-- continues -->`` on the line before the fence: the block runs after the previous
-  Python block of the page, as in one interpreter session.
+  runnable Python block of the page (fragments skipped), as in one interpreter session.
 - ``title="name.py"`` in the info string: the block is that file in the page's directory,
   written before any block of the page runs (so others import it); ``test_*.py`` runs
   under pytest.
@@ -110,9 +110,7 @@ def parse(page: str, text: str) -> Iterator[Snippet]:
             marker = lines[number - 1].strip() if number else ""
             title = _TITLE.search(info)
             if marker == CONTINUES and previous is None:
-                raise SnippetError(f"{page}:{number + 1}: continues, but no Python block is above")
-            if marker == CONTINUES and previous is not None and previous.fragment:
-                raise SnippetError(f"{page}:{number + 1}: continues a fragment, which never runs")
+                raise SnippetError(f"{page}:{number + 1}: continues, but no runnable block is above")
             snippet = Snippet(
                 page=page,
                 line=number + 1,
@@ -123,7 +121,8 @@ def parse(page: str, text: str) -> Iterator[Snippet]:
                 title=title.group(1) if title else None,
             )
             yield snippet
-            previous = snippet
+            if not snippet.fragment:
+                previous = snippet
         number = end + 1
 
 
