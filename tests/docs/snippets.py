@@ -191,3 +191,68 @@ def run(snippet: Snippet, workdir: Path, env: dict[str, str], python: str, timeo
         os.killpg(proc.pid, signal.SIGKILL)
         output, _ = proc.communicate()
         return Outcome(None, output + f"\n[killed after {timeout:g} s]")
+
+
+# Imported by every interpreter a block starts (PYTHONPATH): a block reaches loopback only,
+# so a doc that names a real host fails here instead of sending a request from CI.
+LOOPBACK_ONLY = '''"""A documentation block under test reaches loopback only (tests/docs/snippets.py)."""
+import errno
+import ipaddress
+import socket
+
+_LOCAL_NAMES = {"localhost", "localhost.localdomain", ""}
+
+
+def _local(host):
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if host is None or str(host).lower() in _LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _refuse(host):
+    return OSError(errno.ENETUNREACH, f"the docs test allows loopback only, not {host!r}")
+
+
+_getaddrinfo = socket.getaddrinfo
+_connect = socket.socket.connect
+_connect_ex = socket.socket.connect_ex
+
+
+def getaddrinfo(host, *args, **kwargs):
+    if not _local(host):
+        raise socket.gaierror(socket.EAI_NONAME, f"the docs test resolves loopback only, not {host!r}")
+    return _getaddrinfo(host, *args, **kwargs)
+
+
+def connect(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _local(address[0]):
+        raise _refuse(address[0])
+    return _connect(self, address)
+
+
+def connect_ex(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _local(address[0]):
+        return errno.ENETUNREACH
+    return _connect_ex(self, address)
+
+
+socket.getaddrinfo = getaddrinfo
+socket.socket.connect = connect
+socket.socket.connect_ex = connect_ex
+'''
+
+
+def install_loopback_guard(directory: Path) -> str:
+    """Write the guard as ``sitecustomize.py`` in ``directory``; returns the PYTHONPATH entry."""
+    (directory / "sitecustomize.py").write_text(LOOPBACK_ONLY, encoding="utf-8")
+    return str(directory)
+
+
+def cost(blocks: list[Snippet]) -> int:
+    """A rough weight of a page's run: a test file starts a sandbox per test."""
+    return sum(4 if block.is_test_file else 1 for block in blocks)

@@ -3,8 +3,9 @@
 Each block is a case named ``page:line``. A block runs in a fresh interpreter, in a temp
 directory shared by its page, with the environment a reader of the README has: the
 sandbox's ``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` /
-``DATABASE_URL`` of private servers for the pages that name them). The blocks run on a few
-threads as soon as the first case asks, so the cases mostly read finished results.
+``DATABASE_URL`` of private servers for the pages that name them). A ``sitecustomize``
+refuses every address but loopback. The pages run on a few threads as soon as the first
+case asks (the longest first), so the cases mostly read finished results.
 Conventions: tests/docs/snippets.py and docs/testing.md.
 """
 
@@ -23,17 +24,16 @@ from .snippets import (
     Outcome,
     Snippet,
     SnippetError,
+    cost,
     file_name,
+    install_loopback_guard,
     pages,
     parse,
     run,
 )
 
 TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the suite goes on
-WORKERS = 3  # blocks are mostly waiting on interpreter start-up and loopback HTTP
-# httpx-based code sent anywhere but loopback meets a closed port instead of the network.
-NO_NETWORK = {"ALL_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-              "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
+WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much as on a CPU
 KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
 
 
@@ -83,8 +83,9 @@ def snippet_runs(
         by_page.setdefault(snippet.page, []).append(snippet)
     with Sandbox(seed=7) as sandbox:
         env = {name: os.environ[name] for name in KEPT if name in os.environ}
-        env.update(NO_NETWORK, SPORTS_POSTS_BASE_URL=sandbox.base_url,
-                   SPORTS_POSTS_API_KEY=sandbox.api_key, PYTHONDONTWRITEBYTECODE="1")
+        guard = install_loopback_guard(tmp_path_factory.mktemp("loopback-guard"))
+        env.update(SPORTS_POSTS_BASE_URL=sandbox.base_url, SPORTS_POSTS_API_KEY=sandbox.api_key,
+                   PYTHONPATH=guard, PYTHONDONTWRITEBYTECODE="1")
         sources = "".join(s.source for s in chosen)
         if "REDIS_URL" in sources:
             env["REDIS_URL"] = request.getfixturevalue("redis_url")
@@ -101,7 +102,7 @@ def snippet_runs(
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             page_runs = {
                 page: pool.submit(run_page, blocks, tmp_path_factory.mktemp(page.replace("/", "-")))
-                for page, blocks in by_page.items()
+                for page, blocks in sorted(by_page.items(), key=lambda item: -cost(item[1]))
             }
             futures: dict[str, Future[Outcome]] = {}
             for snippet in chosen:
