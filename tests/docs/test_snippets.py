@@ -62,6 +62,14 @@ def test_the_pages_have_blocks_to_run() -> None:
     assert {"README.md", "docs/getting-started.md", "docs/webhooks.md"} <= pages_with_code
 
 
+def test_every_example_is_listed_in_the_readme_and_the_examples_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
+    for example in sorted((ROOT / "examples").glob("*.py")):
+        assert f"`examples/{example.name}`" in readme, f"README.md's table lacks {example.name}"
+        assert f"(repo:examples/{example.name})" in page, f"docs/examples.md lacks {example.name}"
+
+
 @pytest.mark.parametrize("snippet", FRAGMENTS, ids=[s.id for s in FRAGMENTS])
 def test_fragment_compiles(snippet: Snippet) -> None:
     compile(snippet.source, snippet.id, "exec")
