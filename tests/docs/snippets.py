@@ -126,12 +126,16 @@ def parse(page: str, text: str) -> Iterator[Snippet]:
         number = end + 1
 
 
-def collect() -> list[Snippet]:
-    """Every Python block of every page."""
+def collect() -> tuple[list[Snippet], list[str]]:
+    """Every Python block of every page, and the error of each page that breaks a convention."""
     found: list[Snippet] = []
+    errors: list[str] = []
     for path in pages():
-        found += parse(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8"))
-    return found
+        try:
+            found += parse(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8"))
+        except SnippetError as exc:
+            errors.append(str(exc))
+    return found, errors
 
 
 # Runs a pycon block as a doctest: what the block shows after each prompt is what must print.

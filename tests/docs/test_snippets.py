@@ -23,12 +23,10 @@ from .snippets import (
     ROOT,
     Outcome,
     Snippet,
-    SnippetError,
+    collect,
     cost,
     file_name,
     install_loopback_guard,
-    pages,
-    parse,
     run,
 )
 
@@ -37,18 +35,7 @@ WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much 
 KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
 
 
-def _collect() -> tuple[list[Snippet], list[str]]:
-    found: list[Snippet] = []
-    errors: list[str] = []
-    for path in pages():
-        try:
-            found += parse(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8"))
-        except SnippetError as exc:
-            errors.append(str(exc))
-    return found, errors
-
-
-SNIPPETS, ERRORS = _collect()
+SNIPPETS, ERRORS = collect()
 RUNNABLE = [s for s in SNIPPETS if not s.fragment]
 FRAGMENTS = [s for s in SNIPPETS if s.fragment]
 
