@@ -83,9 +83,9 @@ def snippet_runs(
                    PYTHONPATH=guard, PYTHONDONTWRITEBYTECODE="1")
         sources = "".join(s.source for s in chosen)
         if "REDIS_URL" in sources:
-            env["REDIS_URL"] = request.getfixturevalue("redis_url")
+            env["REDIS_URL"] = _own_redis_db(request.getfixturevalue("redis_url"))
         if "DATABASE_URL" in sources:
-            env["DATABASE_URL"] = request.getfixturevalue("postgres_url")
+            env["DATABASE_URL"] = _own_database(request.getfixturevalue("postgres_url"))
 
         def run_page(blocks: list[Snippet], workdir: Path) -> dict[str, Outcome]:
             page_env = {**env, "HOME": str(workdir)}
@@ -103,6 +103,33 @@ def snippet_runs(
             for snippet in chosen:
                 futures[snippet.id] = _pick(page_runs[snippet.page], snippet.id)
             yield futures
+
+
+# The session's servers are shared with the rest of the suite: the blocks get a database of
+# their own, so a table or key they create (fleet.md's `stories`) meets no other test's.
+DOCS_DATABASE = "docs_snippets"
+DOCS_REDIS_DB = 13
+
+
+def _own_database(url: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DOCS_DATABASE}")
+        conn.execute(f"CREATE DATABASE {DOCS_DATABASE}")
+    return url.rsplit("/", 1)[0] + "/" + DOCS_DATABASE
+
+
+def _own_redis_db(url: str) -> str:
+    import redis
+
+    own = url.rsplit("/", 1)[0] + f"/{DOCS_REDIS_DB}"
+    client = redis.Redis.from_url(own)
+    try:
+        client.flushdb()
+    finally:
+        client.close()
+    return own
 
 
 def _pick(page_run: Future[dict[str, Outcome]], block: str) -> Future[Outcome]:
