@@ -3,10 +3,11 @@
 Each block is a case named ``page:line``. A block runs in a fresh interpreter, in a temp
 directory shared by its page, with the environment a reader of the README has: the
 sandbox's ``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` /
-``DATABASE_URL`` of private servers for the pages that name them). A ``sitecustomize``
+``DATABASE_URL``, a database of their own on the suite's private servers, when a block
+names them). A ``sitecustomize``
 refuses every address but loopback. The pages run on a few threads as soon as the first
 case asks (the longest first), so the cases mostly read finished results.
-Conventions: tests/docs/snippets.py and docs/testing.md.
+Conventions: tests/docs/snippets.py and the README's Development section.
 """
 
 from __future__ import annotations
