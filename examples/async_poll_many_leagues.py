@@ -44,7 +44,7 @@ async def follow(poller: AsyncPoller, league: str) -> int:
 def start(aclient: AsyncSportsPosts, league: str) -> AsyncPoller:
     return aclient.posts.poll(
         leagues=league,
-        since=datetime.now(timezone.utc) - timedelta(hours=1),  # ignored once a checkpoint exists
+        since=datetime.now(timezone.utc) - timedelta(days=1),  # ignored once a checkpoint exists
         interval=120,
         checkpoint=FileCheckpoint(f"poll-{league.lower()}.json"),
     )
