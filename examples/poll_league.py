@@ -5,7 +5,7 @@
 
 Ctrl-C, SIGTERM or ``--for SECONDS`` stops it. Start it again and it resumes from
 ``poll-<league>.json``, repeating at most the batch it was handling; an empty checkpoint
-starts one hour back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
+starts a day back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
 200 calls a month) stretches the interval to stay inside that budget.
 """
 
