@@ -50,7 +50,7 @@ def start(aclient: AsyncSportsPosts, league: str, hours: float) -> AsyncPoller:
     )
 
 
-async def main(leagues: list[str], seconds: float, hours: float = 1.0) -> None:
+async def main(leagues: list[str], seconds: float, hours: float = 24.0) -> None:
     async with aconnect(posts_per_minute=30, late_index_rate=0.2) as aclient:  # one pool for all
         pollers = [start(aclient, league, hours) for league in leagues]
         if seconds:
@@ -64,7 +64,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("leagues", nargs="*", default=["NFL", "NBA"])
     parser.add_argument("--for", dest="seconds", type=float, default=0.0, help="stop after this many seconds")
-    parser.add_argument("--hours", type=float, default=1.0, help="on a first run, start this many hours back")
+    parser.add_argument("--hours", type=float, default=24.0, help="on a first run, start this many hours back")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -5,7 +5,7 @@
 
 Ctrl-C, SIGTERM or ``--for SECONDS`` stops it. Start it again and it resumes from
 ``poll-<league>.json``, repeating at most the batch it was handling; an empty checkpoint
-starts one hour back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
+starts a day back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
 200 calls a month) stretches the interval to stay inside that budget.
 """
 
@@ -40,7 +40,7 @@ def main() -> None:
     with connect(posts_per_minute=30, late_index_rate=0.2) as client:  # sandbox options only
         poller = client.posts.poll(
             leagues=args.league,
-            since=datetime.now(timezone.utc) - timedelta(hours=1),  # ignored once a checkpoint exists
+            since=datetime.now(timezone.utc) - timedelta(days=1),  # ignored once a checkpoint exists
             interval=60,
             max_calls_per_day=int(os.environ.get("SPORTS_POSTS_MAX_CALLS_PER_DAY", "6")),
             checkpoint=FileCheckpoint(f"poll-{args.league.lower()}.json"),

@@ -80,7 +80,8 @@ def test_a_customer_project_tests_its_integration_with_the_fixtures(pytester: py
 def test_the_worked_example_of_docs_testing_md_passes(pytester: pytest.Pytester) -> None:
     """docs/testing.md: its first block is myapp.py, every later block holds tests."""
     page = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text("utf-8"), re.S)
+    # a fence may carry a title (```python title="myapp.py"), as the page's blocks do
+    blocks = re.findall(r"```python[^\n]*\n(.*?)```", page.read_text("utf-8"), re.S)
     app, *tests = blocks
     pytester.makepyfile(myapp=app, test_myapp="\n\n".join(tests))
     result = pytester.runpytest("-p", "no:cacheprovider")
