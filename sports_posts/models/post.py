@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, GetCoreSchemaHandler
-from pydantic_core import CoreSchema, SchemaValidator
+from pydantic import ConfigDict, Field
+from pydantic_core import SchemaValidator
 
 from .._errors import PaginationError
 from ._base import SportsPostsModel, UTCDateTime
@@ -15,19 +15,6 @@ __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse"
 MediaType = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
 """Both vocabularies of the spec (image/video/none and photo/gif/animated_gif); open."""
 
-
-class _AnyText:
-    """Validate an open vocabulary (known literals or any other string) as the string it is.
-
-    ``Union[Literal[...], str]`` accepts exactly the strings ``str`` does, but pydantic-core
-    would try the literals first on every value.
-    """
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return handler(str)  # with the model's own config, as the union's str branch had
-
-
-_MediaTypeText = Annotated[MediaType, _AnyText()]
 
 class Author(SportsPostsModel):
     """The account that published a post (the nested form of the author)."""
@@ -48,7 +35,7 @@ class Author(SportsPostsModel):
 class Media(SportsPostsModel):
     """An image, video or gif attached to a post."""
 
-    type: Optional[_MediaTypeText] = None
+    type: Optional[MediaType] = None
     """Kind of media, in either vocabulary of ``media_type``."""
 
     url: Optional[str] = None
@@ -136,7 +123,7 @@ class Post(SportsPostsModel):
     quote_count: Optional[int] = None
     """Quotes when the post was indexed."""
 
-    media_type: Optional[_MediaTypeText] = None
+    media_type: Optional[MediaType] = None
     """Kind of attached media (``image``, ``photo``, ``video``, ``gif``, ``animated_gif``,
     ``none``); a value the service adds later is kept as it is."""
 
