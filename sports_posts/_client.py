@@ -7,19 +7,17 @@ flow yields and sleeps the waits it asks for.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import logging
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, Callable, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
 
-import anyio
 from typing_extensions import Self
 
-from ._budget import CallBudget
 from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
@@ -45,10 +43,14 @@ from ._transport import (
     Send,
     advance,
     exchange_flow,
+    is_local,
 )
-from .resources.account import Account, AsyncAccount
-from .resources.ids import AsyncIds, Ids
-from .resources.posts import AsyncPosts, Posts
+
+if TYPE_CHECKING:
+    from ._budget import CallBudget
+    from .resources.account import Account, AsyncAccount
+    from .resources.ids import AsyncIds, Ids
+    from .resources.posts import AsyncPosts, Posts
 
 __all__ = ["AsyncSportsPosts", "SportsPosts"]
 
@@ -78,6 +80,8 @@ def _sleep(seconds: float) -> None:
 
 async def _async_sleep(seconds: float) -> None:
     """Async sleep between retries (tests patch this)."""
+    import asyncio  # only async callers pay for importing it
+
     await asyncio.sleep(seconds)
 
 
@@ -130,6 +134,12 @@ class _ClientBase(Generic[H]):
             stack=stack,
         )
         if budget is not None:
+            from ._budget import CallBudget  # loaded only by the clients that draw from one
+
+            if not isinstance(budget, CallBudget):
+                raise ParameterError(
+                    f"budget must be a CallBudget, got {type(budget).__qualname__}", parameter="budget"
+                )
             self._config = replace(self._config, budget=budget)
         http_type: type[H] = getattr(stack, self._http_kind)
         if http_client is not None and not isinstance(http_client, http_type):
@@ -141,10 +151,6 @@ class _ClientBase(Generic[H]):
         self._calls = CallCounter()
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else self._own_pool()
-        self._bind()
-
-    def _bind(self) -> None:
-        raise NotImplementedError
 
     def _own_pool(self) -> H:
         raise NotImplementedError
@@ -157,7 +163,6 @@ class _ClientBase(Generic[H]):
         clone._http = self._http
         clone._owns_http = False
         clone._raw = raw
-        clone._bind()
         return clone
 
     def with_options(
@@ -182,10 +187,10 @@ class _ClientBase(Generic[H]):
         ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
         return self._copy(self._config, raw=True)
 
-    def _shape(self, parsed: T, response: Response, into: Callable[[T], R]) -> R:
+    def _shape(self, parsed: T, keep: Callable[[], Response], into: Callable[[T], R]) -> R:
         """What a method returns: its result, or the raw answer around it."""
         if self._raw:
-            return RawResponse(response, into(parsed))  # type: ignore[return-value]
+            return RawResponse(keep(), into(parsed))  # type: ignore[return-value]
         return into(parsed)
 
     @property
@@ -237,21 +242,33 @@ class SportsPosts(_ClientBase[Client]):
     ``close()`` or use it as a context manager.
     """
 
-    posts: Posts
-    """GET /posts: ``list``, the mode helpers and ``poll``."""
-    account: Account
-    """Account information and the compliance list."""
-    ids: Ids
-    """Id lookups of GET /ids."""
     _http_kind = "Client"
 
-    def _own_pool(self) -> Client:
-        return deadline_client(self._config.stack)
+    # The resources are built, and their modules imported, on first use: importing the
+    # client stays cheap (the models and the poller load with the first call).
+    @functools.cached_property
+    def posts(self) -> Posts:
+        """GET /posts: ``list``, the mode helpers and ``poll``."""
+        from .resources.posts import Posts
 
-    def _bind(self) -> None:
-        self.posts = Posts(self)
-        self.account = Account(self)
-        self.ids = Ids(self)
+        return Posts(self)
+
+    @functools.cached_property
+    def account(self) -> Account:
+        """Account information and the compliance list."""
+        from .resources.account import Account
+
+        return Account(self)
+
+    @functools.cached_property
+    def ids(self) -> Ids:
+        """Id lookups of GET /ids."""
+        from .resources.ids import Ids
+
+        return Ids(self)
+
+    def _own_pool(self) -> Client:
+        return deadline_client(self._config.stack, trust_env=not is_local(self._config.base_url))
 
     def close(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -289,7 +306,7 @@ class SportsPosts(_ClientBase[Client]):
         except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
-    def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
+    def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         budget = None if call.free else self._config.budget
@@ -318,21 +335,32 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     in ``__del__`` (by then the event loop may be gone).
     """
 
-    posts: AsyncPosts
-    """GET /posts: ``list``, the mode helpers and ``poll``."""
-    account: AsyncAccount
-    """Account information and the compliance list."""
-    ids: AsyncIds
-    """Id lookups of GET /ids."""
     _http_kind = "AsyncClient"
 
-    def _own_pool(self) -> AsyncClient:
-        return self._config.stack.AsyncClient(follow_redirects=False)
+    @functools.cached_property
+    def posts(self) -> AsyncPosts:
+        """GET /posts: ``list``, the mode helpers and ``poll``."""
+        from .resources.posts import AsyncPosts
 
-    def _bind(self) -> None:
-        self.posts = AsyncPosts(self)
-        self.account = AsyncAccount(self)
-        self.ids = AsyncIds(self)
+        return AsyncPosts(self)
+
+    @functools.cached_property
+    def account(self) -> AsyncAccount:
+        """Account information and the compliance list."""
+        from .resources.account import AsyncAccount
+
+        return AsyncAccount(self)
+
+    @functools.cached_property
+    def ids(self) -> AsyncIds:
+        """Id lookups of GET /ids."""
+        from .resources.ids import AsyncIds
+
+        return AsyncIds(self)
+
+    def _own_pool(self) -> AsyncClient:
+        trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
+        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env)
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -356,6 +384,8 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
             except BaseException:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
                 raise
+        import anyio  # only async callers pay for importing it
+
         try:
             with anyio.fail_after(send.reader.seconds_left()):
                 response = await self._http.send(send.request, stream=True)
@@ -373,7 +403,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         except (self._config.stack.HTTPError, SportsPostsError) as exc:
             return exc
 
-    async def _exchange(self, call: APICall[T]) -> tuple[T, Response]:
+    async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
         budget = None if call.free else self._config.budget

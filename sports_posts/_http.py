@@ -21,9 +21,8 @@ import ssl
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
-import httpcore
 import httpx
 from httpx import (
     URL,
@@ -32,6 +31,7 @@ from httpx import (
     Headers,
     HTTPError,
     InvalidURL,
+    QueryParams,
     ReadTimeout,
     Request,
     Response,
@@ -40,6 +40,12 @@ from httpx import (
 )
 
 from ._errors import ParameterError, SportsPostsError
+
+if TYPE_CHECKING:
+    from httpcore import NetworkBackend as _NetworkBackend
+    from httpcore import NetworkStream as _NetworkStream
+else:  # duck-typed at run time: httpcore loads with the first pool, as httpx itself does
+    _NetworkBackend = _NetworkStream = object
 
 __all__ = [
     "ENV_VAR",
@@ -56,6 +62,7 @@ __all__ = [
     "HTTPError",
     "Headers",
     "InvalidURL",
+    "QueryParams",
     "ReadTimeout",
     "Request",
     "Response",
@@ -195,13 +202,13 @@ def _left(timeout: Optional[float], error: type[Exception]) -> Optional[float]:
     return left if timeout is None else min(timeout, left)
 
 
-class _DeadlineStream(httpcore.NetworkStream):
+class _DeadlineStream(_NetworkStream):
     """A socket stream whose every step ends by the current request's deadline.
 
     ``core`` is the stack's httpcore (httpcore or httpcore2): its timeouts are raised, so
     the stack's own client maps them to its timeout errors."""
 
-    def __init__(self, stream: httpcore.NetworkStream, core: ModuleType) -> None:
+    def __init__(self, stream: _NetworkStream, core: ModuleType) -> None:
         self._stream = stream
         self._core = core
 
@@ -216,7 +223,7 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: Optional[str] = None, timeout: Optional[float] = None
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         return _DeadlineStream(
             self._stream.start_tls(ssl_context, server_hostname, _left(timeout, self._core.ConnectTimeout)),
             self._core,
@@ -226,10 +233,10 @@ class _DeadlineStream(httpcore.NetworkStream):
         return self._stream.get_extra_info(info)
 
 
-class _DeadlineBackend(httpcore.NetworkBackend):
+class _DeadlineBackend(_NetworkBackend):
     """httpcore's backend with ``_DeadlineStream`` streams."""
 
-    def __init__(self, backend: httpcore.NetworkBackend, core: ModuleType) -> None:
+    def __init__(self, backend: _NetworkBackend, core: ModuleType) -> None:
         self._backend = backend
         self._core = core
 
@@ -240,7 +247,7 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         timeout: Optional[float] = None,
         local_address: Optional[str] = None,
         socket_options: Optional[Iterable[Any]] = None,
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         stream = self._backend.connect_tcp(
             host, port, _left(timeout, self._core.ConnectTimeout), local_address, socket_options
         )
@@ -248,7 +255,7 @@ class _DeadlineBackend(httpcore.NetworkBackend):
 
     def connect_unix_socket(
         self, path: str, timeout: Optional[float] = None, socket_options: Optional[Iterable[Any]] = None
-    ) -> httpcore.NetworkStream:
+    ) -> _NetworkStream:
         stream = self._backend.connect_unix_socket(path, _left(timeout, self._core.ConnectTimeout), socket_options)
         return _DeadlineStream(stream, self._core)
 
@@ -256,13 +263,20 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-def deadline_client(stack: Stack) -> Client:
-    """The SDK's own sync pool, whose streams keep ``deadline``. httpx does not take
-    a network backend, so the one of its transport's pool is wrapped in place; an httpx
-    without that attribute gets a plain pool (each read still has its own timeout)."""
-    transport = stack.module.HTTPTransport()
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if isinstance(backend, stack.core.NetworkBackend):
-        pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
-    return stack.Client(transport=transport, follow_redirects=False)
+def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
+    """The SDK's own sync pool, whose streams keep ``deadline``.
+
+    The client is built as the library builds one, so the environment's proxies
+    (``HTTPS_PROXY``, ``NO_PROXY``...) and certificates apply (unless ``trust_env`` is off)
+    as they would to the async pool; then the network backend of each of its pools (direct and per proxy) is wrapped
+    in place, as httpx takes none. A pool without that attribute is left plain (each read
+    still has its own timeout).
+    """
+    client = stack.Client(follow_redirects=False, trust_env=trust_env)
+    transports = [client._transport, *client._mounts.values()]
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, stack.core.NetworkBackend):
+            pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
+    return client

@@ -11,13 +11,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Optional, TypeVar, Union, get_args
+from typing import Any, Callable, Literal, Optional, Union, get_args
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic_core import SchemaValidator, ValidationError, core_schema
 from typing_extensions import TypedDict
 
 from ._errors import ParameterError
-from ._http import Request
 
 __all__ = [
     "ASPECT_RATIOS",
@@ -27,7 +26,6 @@ __all__ = [
     "Entity",
     "IdsLookup",
     "LeagueCode",
-    "MAX_URL_LENGTH",
     "PollFilters",
     "PostFilters",
     "PostsListParams",
@@ -37,7 +35,6 @@ __all__ = [
     "encode_datetime",
     "encode_ids_params",
     "encode_posts_params",
-    "within_url_limit",
 ]
 
 LeagueCode = Union[
@@ -156,12 +153,9 @@ MAX_TEAMS = 10
 MAX_PLAYERS = 100
 MAX_LIMIT = 100  # the union of the documented maxima (100 and 50)
 MAX_RADIUS_KM = 4830.0
-MAX_URL_LENGTH = 8192
-"""The longest request URL the SDK sends, in bytes: 8 KiB is the limit many servers and
-proxies enforce (nginx's default buffer, for one); past it the answer is a 414 or a reset,
-after the call may already have been counted."""
 _INT64 = 2**63
-_DATETIME = TypeAdapter(datetime)
+_DATETIME = SchemaValidator(core_schema.datetime_schema())
+"""pydantic's own ISO 8601 parser (pydantic-core alone: importing pydantic's models costs more)."""
 # C0 and C1 controls (CR/LF split headers and logs), line separators and lone surrogates
 # (which cannot be encoded at all): none belongs in a query value.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -263,7 +257,7 @@ def encode_datetime(name: str, value: Any) -> str:
     """An aware ``datetime`` or an ISO 8601 string with an offset, as ISO 8601 UTC (``Z``)."""
     if isinstance(value, str):
         try:
-            parsed = _DATETIME.validate_python(value.strip())
+            parsed: datetime = _DATETIME.validate_python(value.strip())
         except ValidationError:
             raise ParameterError(
                 f"{name}: {value!r} is not an ISO 8601 date-time", parameter=name
@@ -464,27 +458,5 @@ def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> di
 
 
 _IDS_PARAMETERS = frozenset(IdsLookup.__annotations__)
-R = TypeVar("R", bound=Request)
 
 
-def within_url_limit(request: R) -> R:
-    """``request`` itself, or a ``ParameterError`` when its URL is longer than
-    ``MAX_URL_LENGTH``: the whole URL counts (base URL, path and encoded query), and
-    the error names the longest parameter, the likely culprit."""
-    length = len(str(request.url).encode())
-    if length <= MAX_URL_LENGTH:
-        return request
-    raise url_too_long(request.url.params, length)
-
-
-def url_too_long(params: Mapping[str, str], length: Optional[int] = None) -> ParameterError:
-    """The error of a URL over the limit (``length`` unknown when the HTTP library refused
-    to build it), naming the longest parameter."""
-    longest = max(params.keys(), key=lambda k: len(params.get(k, "")), default=None)
-    size = f"{length:,} bytes" if length is not None else "longer than the HTTP library accepts"
-    return ParameterError(
-        f"the request URL would be {size}, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
-        + (f"; the longest parameter is {longest}" if longest else "")
-        + ": split the call (fewer ids per request, say)",
-        parameter=longest,
-    )

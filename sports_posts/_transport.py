@@ -33,8 +33,7 @@ from typing import (
 )
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-from tenacity import DoSleep, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
 from ._errors import (
@@ -51,6 +50,7 @@ from ._http import (
     URL,
     Headers,
     InvalidURL,
+    QueryParams,
     Request,
     Response,
     Stack,
@@ -58,11 +58,12 @@ from ._http import (
     default_stack,
     is_timeout,
 )
-from ._params import url_too_long, within_url_limit
 from ._steps import Done, advance
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from tenacity import RetryCallState, Retrying
+
     from ._budget import CallBudget
 
 __all__ = [
@@ -153,6 +154,11 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_local(base_url: str) -> bool:
+    """Whether ``base_url`` is on this machine (a sandbox): no proxy ever stands before it."""
+    return _is_loopback(urlsplit(base_url).hostname or "")
 
 
 def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
@@ -472,6 +478,9 @@ class RequestBuilder(Protocol):
     @property
     def headers(self) -> Headers: ...
 
+    @property
+    def params(self) -> QueryParams: ...
+
     def build_request(
         self, method: str, url: str, *, params: Any = ..., headers: Any = ..., extensions: Any = ...
     ) -> Request: ...
@@ -497,12 +506,51 @@ def build_request(
     extensions = {"timeout": timeouts}
     try:
         if client is None:
-            request = Request(call.method, url, params=params, headers=headers, extensions=extensions)
-        else:
+            request = Request(call.method, _with_query(url, params), headers=headers, extensions=extensions)
+        elif not client.params:
+            # The query goes in the URL string, encoded as the library encodes ``params``:
+            # one URL parse instead of three (parse, merge, parse again).
+            query_url = _with_query(url, params, config.stack.module.QueryParams)
+            request = client.build_request(call.method, query_url, headers=headers, extensions=extensions)
+        else:  # the library merges the client's own params with ``params`` only
             request = client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
     except (InvalidURL, config.stack.module.InvalidURL):  # a query past the library's own limit
         raise url_too_long(params) from None
     return within_url_limit(request)
+
+
+def _with_query(url: str, params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
+    """``url`` with ``params`` as its query, in the encoding of the library's ``params=``."""
+    return f"{url}?{query_params(params)}" if params else url
+
+
+MAX_URL_LENGTH = 8192
+"""The longest request URL the SDK sends, in bytes: 8 KiB is the limit many servers and
+proxies enforce (nginx's default buffer, for one); past it the answer is a 414 or a reset,
+after the call may already have been counted."""
+
+
+def within_url_limit(request: Request) -> Request:
+    """``request`` itself, or a ``ParameterError`` when its URL is longer than
+    ``MAX_URL_LENGTH``: the whole URL counts (base URL, path and encoded query), and
+    the error names the longest parameter, the likely culprit."""
+    length = len(str(request.url).encode())
+    if length <= MAX_URL_LENGTH:
+        return request
+    raise url_too_long(request.url.params, length)
+
+
+def url_too_long(params: Mapping[str, str], length: Optional[int] = None) -> ParameterError:
+    """The error of a URL over the limit (``length`` unknown when the HTTP library refused
+    to build it), naming the longest parameter."""
+    longest = max(params.keys(), key=lambda k: len(params.get(k, "")), default=None)
+    size = f"{length:,} bytes" if length is not None else "longer than the HTTP library accepts"
+    return ParameterError(
+        f"the request URL would be {size}, over the SDK's {MAX_URL_LENGTH:,}-byte limit"
+        + (f"; the longest parameter is {longest}" if longest else "")
+        + ": split the call (fewer ids per request, say)",
+        parameter=longest,
+    )
 
 
 def attempt_seconds(timeout: Timeout) -> Optional[float]:
@@ -530,12 +578,38 @@ def kept_request(request: Request) -> Request:
     return Request(request.method, str(request.url), headers=redacted_headers(request.headers))
 
 
+class _Keeper:
+    """The answer as the SDK keeps it, made on first demand and then held: only errors
+    and the raw view need it, so a call that succeeds never copies its answer."""
+
+    __slots__ = ("_args", "_kept")
+
+    def __init__(self, response: Response, body: bytes, request: Request, secret: str) -> None:
+        self._args: Optional[tuple[Response, bytes, Request, str]] = (response, body, request, secret)
+        self._kept: Optional[Response] = None
+
+    def __call__(self) -> Response:
+        if self._kept is None:
+            assert self._args is not None
+            response, body, request, secret = self._args
+            self._kept = kept_response(response, body, kept_request(request), secret)
+            self._args = None  # the unredacted request goes as soon as the copy exists
+        return self._kept
+
+
+def redact_body(body: bytes, secret: str) -> bytes:
+    """``body`` with the key replaced wherever a hostile or misconfigured server echoed it,
+    before anything parses it: no model, error or log can then hold the key."""
+    raw_secret = secret.encode("ascii")
+    if raw_secret and raw_secret in body:
+        return body.replace(raw_secret, REDACTED.encode("ascii"))
+    return body
+
+
 def kept_response(response: Response, body: bytes, request: Request, secret: str) -> Response:
     """The answer as the SDK keeps it: the decoded body, with the key replaced wherever a
     hostile or misconfigured server echoed it (body, header names and values)."""
-    raw_secret = secret.encode("ascii")
-    if raw_secret and raw_secret in body:
-        body = body.replace(raw_secret, REDACTED.encode("ascii"))
+    body = redact_body(body, secret)
     headers = [
         (_redact(k, secret), _redact(v, secret))
         for k, v in response.headers.multi_items()
@@ -694,16 +768,27 @@ class BodyReader:
 
 def parse_response(call: APICall[T], response: Response) -> T:
     """The model of a 2xx answer, or the typed error of any other."""
-    if not response.is_success:
+    return parse_answer(call, response.status_code, response.content, lambda: response)
+
+
+def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], Response]) -> T:
+    """The model of a 2xx answer's ``body``, or the typed error of any other answer.
+
+    ``keep`` makes the answer as errors hold it, only when one is raised: a call that
+    succeeds never copies its answer. ``body`` must already be redacted (``redact_body``).
+    """
+    if not 200 <= status < 300:
+        response = keep()
         raise status_error_from_response(
             response, retry_after=parse_retry_after(response.headers.get("retry-after"))
         )
     try:
         with _collection_paused():
-            return call.parse(response.content)
+            return call.parse(body)
     except ValidationError as exc:
-        raise response_validation_error(exc, response) from None
+        raise response_validation_error(exc, keep()) from None
     except (ValueError, TypeError) as exc:  # a parser of ours refusing the shape
+        response = keep()
         raise APIResponseValidationError(
             f"{call.method} {call.path}: unexpected body: {exc}", response=response, body=_text(response)
         ) from None
@@ -795,7 +880,10 @@ def retry_wait(state: RetryCallState) -> float:
 
 def retry_policy(max_retries: int) -> Retrying:
     """The one retry policy: tenacity decides whether a failed attempt is retried and how
-    long to wait first; ``call_flow`` only asks it, so both clients share it."""
+    long to wait first; ``call_flow`` only asks it, so both clients share it. Tenacity is
+    imported here, at a call's first failure: a program whose calls succeed never loads it."""
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
     return Retrying(
         stop=stop_after_attempt(max_retries + 1),
         wait=retry_wait,
@@ -844,19 +932,37 @@ def _earliest(a: Optional[float], b: Optional[float]) -> Optional[float]:
     return b if a is None else a if b is None else min(a, b)
 
 
+def _retry_state(max_retries: int) -> tuple[Retrying, RetryCallState]:
+    """The retry policy and the state of one call, begun."""
+    from tenacity import RetryCallState
+
+    retrying = retry_policy(max_retries)
+    retrying.begin()
+    return retrying, RetryCallState(retrying, fn=None, args=(), kwargs={})
+
+
+def _wait_of(decision: object) -> float:
+    """The seconds of tenacity's decision to sleep (any other decision is a bug)."""
+    from tenacity import DoSleep
+
+    if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
+        raise RuntimeError(f"unexpected retry decision {decision!r}")
+    return float(decision)
+
+
 def exchange_flow(
     config: ClientConfig,
     call: APICall[T],
     counter: CallCounter,
     client: Optional[RequestBuilder] = None,
     clock: Callable[[], float] = time.monotonic,
-) -> Generator[Step, Outcome, tuple[T, Response]]:
+) -> Generator[Step, Outcome, tuple[T, Callable[[], Response]]]:
     """One call from its first attempt to its answer, without I/O.
 
     It yields each request to send (the driver answers with the response, read through
     the step's reader, or the error it got instead) and each wait before a retry (the
-    driver sleeps, then answers ``None``), and returns the parsed model with the answer as
-    kept (key redacted), or raises the typed error. Each attempt must finish within the
+    driver sleeps, then answers ``None``), and returns the parsed model with a maker of the
+    answer as kept (key redacted; built only if asked), or raises the typed error. Each attempt must finish within the
     timeout, and the whole call within ``total_timeout``: a wait that would cross it is
     not slept. A call that succeeds at once never builds the retry machinery.
     """
@@ -889,19 +995,16 @@ def exchange_flow(
                     request.method, request.url.copy_with(query=None), outcome.status_code,
                     (clock() - now) * 1000,
                 )
-            response = kept_response(outcome, reader.body(), kept_request(request), config.api_key)
-            return parse_response(call, response), response
+            body = redact_body(reader.body(), config.api_key)
+            keep = _Keeper(outcome, body, request, config.api_key)
+            return parse_answer(call, outcome.status_code, body, keep), keep
         except SportsPostsError as exc:
             last: SportsPostsError = exc
             if retrying is None or state is None:
-                retrying = retry_policy(config.max_retries)
-                retrying.begin()
-                state = RetryCallState(retrying, fn=None, args=(), kwargs={})
+                retrying, state = _retry_state(config.max_retries)
             state.set_exception((type(exc), exc, exc.__traceback__))
         decision = retrying.iter(state)  # raises the error when it is not to be retried
-        if not isinstance(decision, DoSleep):  # pragma: no cover - tenacity's contract
-            raise RuntimeError(f"unexpected retry decision {decision!r}")
-        wait = float(decision)
+        wait = _wait_of(decision)
         if overall is not None and clock() + wait >= overall:
             log.info("not retrying: a wait of %.2fs would pass total_timeout (attempt %d failed: %s)",
                      wait, state.attempt_number, last)

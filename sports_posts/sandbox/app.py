@@ -87,15 +87,30 @@ async def _send_raw(send: Send, status: int, body: bytes, content_type: str,
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+_stamp: tuple[int, bytes] = (-1, b"")
+"""The second last stamped and its ``Date`` value, swapped as one tuple (thread-safe)."""
+
+
+def _date_value(now: datetime) -> bytes:
+    """The ``Date`` value of ``now`` (RFC 9110 6.6.1), formatted once per second."""
+    global _stamp
+    second = int(now.timestamp())
+    cached = _stamp
+    if cached[0] == second:
+        return cached[1]
+    value = email.utils.formatdate(second, usegmt=True).encode()
+    _stamp = (second, value)
+    return value
+
+
 def _dated(send: Send, now: Callable[[], datetime]) -> Send:
-    """``send`` that stamps the answer's head with a ``Date`` header (RFC 9110 6.6.1) read
-    from the sandbox clock: the time the emulated service lives in, manual or advanced,
-    which is what a client comparing clocks (the poller's skew estimate) must see."""
+    """``send`` that stamps the answer's head with a ``Date`` header read from the sandbox
+    clock: the time the emulated service lives in, manual or advanced, which is what a
+    client comparing clocks (the poller's skew estimate) must see."""
 
     async def dated(message: Message) -> None:
         if message["type"] == "http.response.start":
-            stamp = email.utils.format_datetime(now(), usegmt=True).encode()
-            message = {**message, "headers": [*message.get("headers", []), (b"date", stamp)]}
+            message = {**message, "headers": [*message.get("headers", []), (b"date", _date_value(now()))]}
         await send(message)
 
     return dated

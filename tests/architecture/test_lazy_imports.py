@@ -1,4 +1,10 @@
-"""What a bare ``import sports_posts`` costs: the errors only, every other name on first use."""
+"""What a bare ``import sports_posts`` costs: the errors only, every other name on first use.
+
+Importing the clients loads the HTTP library and the call machinery, nothing more: the
+models, the poller and the resources load with the first use of ``client.posts`` (and so
+on), tenacity with a call's first failure, asyncio and anyio with the first async call,
+httpcore with the first connection pool.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,29 @@ print(",".join(heavy))
 def test_import_sports_posts_loads_neither_the_http_stack_nor_the_models() -> None:
     result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == ""
+
+
+CLIENT_PROBE = """
+import sys
+from sports_posts import AsyncSportsPosts, SportsPosts
+deferred = ("pydantic.main", "tenacity", "asyncio", "anyio", "httpcore", "sports_posts.models",
+            "sports_posts.polling", "sports_posts.resources", "sports_posts._params", "sports_posts._budget")
+print(",".join(m for m in deferred if m in sys.modules))
+client = SportsPosts(api_key="sp_live_x", base_url="http://127.0.0.1:9/v1")
+print("resources" if "sports_posts.resources" in sys.modules else "")
+client.posts
+print(",".join(m for m in ("sports_posts.resources.posts", "sports_posts.models.post") if m in sys.modules))
+"""
+
+
+def test_importing_the_clients_defers_models_retries_asyncio_and_the_resources() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", CLIENT_PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    on_import, after_init, after_posts = result.stdout.splitlines()
+    assert on_import == ""
+    assert after_init == ""
+    assert after_posts == "sports_posts.resources.posts,sports_posts.models.post"
 
 
 def test_every_public_name_resolves_and_dir_lists_them() -> None:

@@ -19,7 +19,8 @@ from sports_posts import (
     ParameterError,
     SportsPostsError,
 )
-from sports_posts._params import MAX_URL_LENGTH, encode_posts_params
+from sports_posts._params import encode_posts_params
+from sports_posts._transport import MAX_URL_LENGTH
 from tests.runner import Runner
 
 from .conftest import BASE_URL, page

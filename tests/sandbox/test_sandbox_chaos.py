@@ -149,4 +149,8 @@ def test_every_answer_is_dated_once_by_the_sandbox_clock(chaotic: Sandbox) -> No
         chaotic.set_chaos(ChaosSettings(rate_429=1.0))
         limited = c.get("/posts")
         assert limited.status_code == 429 and limited.headers.get_list("date") == [expected]
+        chaotic.set_chaos(None)
+        chaotic.advance(1)  # the value is formatted once per second: a new second, a new Date
+        later = email.utils.format_datetime(chaotic.now(), usegmt=True)
+        assert later != expected and c.get("/posts").headers.get_list("date") == [later]
     chaotic.set_chaos(None)
