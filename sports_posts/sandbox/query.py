@@ -454,20 +454,6 @@ def run_posts_query(
             return False
         return not (reference is not None and post.sort_key() <= reference.sort_key())
 
-    filtered = (
-        team_ids is not None or player_ids is not None or window is not None or q.mode == "nearby"
-        or q.media_type is not None or q.aspect_ratio is not None or q.min_score is not None
-        or q.min_duration is not None or q.highlight or q.has_player or q.user_location is not None
-        or q.since is not None or reference is not None
-    )
-    if not filtered:  # most queries: every check above but the first and the custom one is off
-        custom_ok = bool(q.custom_sources)
-
-        def keep(post: Post) -> bool:
-            deleted = post.deleted_at
-            return (post.indexed_at <= now and (deleted is None or deleted > now)
-                    and (custom_ok or not post.author.custom))
-
     # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
     floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
     floor = max(floors) if floors else None
