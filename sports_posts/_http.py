@@ -268,9 +268,9 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
 
     The client is built as the library builds one, so the environment's proxies
     (``HTTPS_PROXY``, ``NO_PROXY``...) and certificates apply (unless ``trust_env`` is off)
-    as they would to the async pool; then the network backend of each of its pools (direct and per proxy) is wrapped
-    in place, as httpx takes none. A pool without that attribute is left plain (each read
-    still has its own timeout).
+    as they would to the async pool; then the network backend of each of its pools (direct
+    and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
+    is left plain (each read still has its own timeout).
     """
     client = stack.Client(follow_redirects=False, trust_env=trust_env)
     transports = [client._transport, *client._mounts.values()]

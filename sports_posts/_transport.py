@@ -607,9 +607,9 @@ def redact_body(body: bytes, secret: str) -> bytes:
 
 
 def kept_response(response: Response, body: bytes, request: Request, secret: str) -> Response:
-    """The answer as the SDK keeps it: the decoded body, with the key replaced wherever a
-    hostile or misconfigured server echoed it (body, header names and values)."""
-    body = redact_body(body, secret)
+    """The answer as the SDK keeps it: the decoded ``body``, already redacted by
+    ``redact_body`` before it was parsed, and the headers with the key replaced wherever a
+    hostile or misconfigured server echoed it (names and values)."""
     headers = [
         (_redact(k, secret), _redact(v, secret))
         for k, v in response.headers.multi_items()
@@ -962,9 +962,9 @@ def exchange_flow(
     It yields each request to send (the driver answers with the response, read through
     the step's reader, or the error it got instead) and each wait before a retry (the
     driver sleeps, then answers ``None``), and returns the parsed model with a maker of the
-    answer as kept (key redacted; built only if asked), or raises the typed error. Each attempt must finish within the
-    timeout, and the whole call within ``total_timeout``: a wait that would cross it is
-    not slept. A call that succeeds at once never builds the retry machinery.
+    answer as kept (key redacted; built only if asked), or raises the typed error. Each
+    attempt must finish within the timeout, and the whole call within ``total_timeout``: a
+    wait that would cross it is not slept. A call that succeeds at once never builds the retry machinery.
     """
     started = clock()
     overall = None if config.total_timeout is None else started + config.total_timeout
