@@ -84,6 +84,7 @@ __all__ = [
     "build_request",
     "call_flow",
     "exchange_flow",
+    "parse_http_date",
     "parse_response",
     "retry_policy",
     "split_request_options",
@@ -832,6 +833,23 @@ def _text(response: Response) -> str:
     return response.content.decode("utf-8", "replace")
 
 
+def parse_http_date(value: object) -> Optional[datetime]:
+    """An HTTP date header (IMF-fixdate, or the obsolete forms the parser knows) as an aware
+    UTC datetime; ``None`` for anything else, never an exception."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):  # 3.9 raises TypeError on junk
+        return None
+    if when.tzinfo is None:  # "-0000": UTC by RFC 5322 3.3
+        when = when.replace(tzinfo=timezone.utc)
+    try:
+        return when.astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # year 1 or 9999 pushed out of range by its offset
+        return None
+
+
 def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> Optional[float]:
     """``Retry-After`` in seconds, from either of its forms (delta-seconds or an HTTP date)."""
     if not value:
@@ -840,12 +858,9 @@ def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> O
     try:
         seconds = float(value)
     except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+        when = parse_http_date(value)
+        if when is None:
             return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
         current = datetime.fromtimestamp(time.time() if now is None else now, timezone.utc)
         seconds = (when - current).total_seconds()
     if seconds != seconds or seconds in (float("inf"), float("-inf")):

@@ -13,11 +13,11 @@ odd answer (a cache, a proxy) moves nothing. No I/O here: the poller feeds it.
 
 from __future__ import annotations
 
-import email.utils
 import logging
 from collections import deque
-from datetime import datetime, timedelta, timezone
-from typing import Optional
+from datetime import datetime, timedelta
+
+from .._transport import parse_http_date
 
 __all__ = ["MAX_CORRECTION", "NOISE", "SAMPLES", "WARN_AT", "ClockSkew", "parse_http_date"]
 
@@ -36,23 +36,6 @@ broken ``Date`` cannot move the poller's time arbitrarily. 14 hours is UTC+14, t
 time zone: a machine keeping local time as UTC is the largest skew an honest setup shows."""
 WARN_AT = timedelta(seconds=30)
 """A skew this large is logged once at WARNING: corrected, but worth fixing (NTP)."""
-
-
-def parse_http_date(value: object) -> Optional[datetime]:
-    """An HTTP date header (IMF-fixdate, or the obsolete forms the parser knows) as an aware
-    UTC datetime; ``None`` for anything else, never an exception."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError, OverflowError):  # 3.9 raises TypeError on junk
-        return None
-    if when.tzinfo is None:  # "-0000": UTC by RFC 5322 3.3
-        when = when.replace(tzinfo=timezone.utc)
-    try:
-        return when.astimezone(timezone.utc)
-    except (ValueError, OverflowError):  # year 1 or 9999 pushed out of range by its offset
-        return None
 
 
 class ClockSkew:
