@@ -141,6 +141,7 @@ def test_with_options_changes_retries_and_shares_the_counter(runner: Runner, api
         ("", None),
         (None, None),
         ("nan", None),
+        ("Mon, 01 Jan 99999999999999999999 00:00:00 GMT", None),  # past the calendar: no hint
     ],
 )
 def test_parse_retry_after_both_forms(value: object, expected: object) -> None:
