@@ -31,6 +31,7 @@ class Account:
     config: KeyConfig
     calls: int = 0
     period_start: Optional[datetime] = None
+    period_end: Optional[datetime] = None
     recent: deque[datetime] = field(default_factory=deque, repr=False)
 
 
@@ -42,6 +43,8 @@ class Accounts:
         self._lock = threading.Lock()
         self._accounts: dict[str, Account] = {}
         self.burst = burst
+        self.any_chaos = False
+        """Whether some key has chaos settings of its own (else the sandbox's apply to every call)."""
 
     def add(self, config: KeyConfig, key: Optional[str] = None) -> str:
         """Register a key (random-looking, derived from the seed unless given) and return it."""
@@ -50,6 +53,7 @@ class Accounts:
                 prefix = "sp_live_" if config.plan != "free" else "sp_free_"
                 key = f"{prefix}{self._rng.getrandbits(128):032x}"
             self._accounts[key] = Account(key=key, config=config)
+            self.any_chaos = self.any_chaos or config.chaos is not None
             return key
 
     def update(self, key: str, **changes: Any) -> None:
@@ -57,6 +61,7 @@ class Accounts:
         with self._lock:
             account = self._accounts[key]
             account.config = replace(account.config, **changes)
+            self.any_chaos = any(a.config.chaos is not None for a in self._accounts.values())
 
     def get(self, key: str) -> Optional[Account]:
         """The account of a key, or None."""
@@ -97,10 +102,12 @@ class Accounts:
                     raise ApiError(429, "RATE_LIMITED", "Burst limit exceeded; slow down",
                                    {"Retry-After": str(max(1, math.ceil(wait)))})
                 account.recent.append(now)
-            period_start, period_end = billing_period(now)
-            if account.period_start != period_start:
-                account.period_start = period_start
-                account.calls = 0
+            period_start, period_end = account.period_start, account.period_end
+            if period_start is None or period_end is None or not period_start <= now < period_end:
+                period_start, period_end = billing_period(now)
+                if account.period_start != period_start:
+                    account.calls = 0
+                account.period_start, account.period_end = period_start, period_end
             quota = config.quota
             if quota is not None and account.calls >= quota:
                 # Retry-After says when the quota resets (the document declares it on every 429); the

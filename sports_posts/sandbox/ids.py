@@ -36,7 +36,7 @@ def ids_response(
     if not raw_league:
         raise invalid("league", "required")
     raw_league = raw_league.upper() if raw_league.isascii() else raw_league
-    allowed = frozenset(world.leagues) if allowed is None else allowed
+    allowed = world.league_codes if allowed is None else allowed
     if raw_league == "ALL" and entity == "leagues":
         leagues = sorted(allowed)
     elif raw_league not in world.leagues:

@@ -24,12 +24,15 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterator
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
+from itertools import islice
 from typing import Any, Callable, Optional
 
 __all__ = ["PostIndex", "trend"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HOUR = timedelta(hours=1)
+_HOUR_US = 3_600_000_000
+_MICROSECOND = timedelta(microseconds=1)
 _ALL = "*"
 _SMALL = 400
 """Up to this many posts in the leagues asked, trending sorts them instead of searching the buckets."""
@@ -37,7 +40,7 @@ _SMALL = 400
 
 def trend(score: float, created_at: datetime, now: datetime) -> float:
     """The trending score of a post at ``now``: its score damped by whole hours of age."""
-    return _damped(score, max(0, int((now - created_at).total_seconds() // 3600)))
+    return _damped(score, max(0, (now - created_at) // _HOUR))
 
 
 @lru_cache(maxsize=8192)
@@ -69,7 +72,7 @@ class _Newest:
 
     def __init__(self, post: Any) -> None:
         self.post = post
-        self.key = post.sort_key()
+        self.key = post.key
 
     def __lt__(self, other: _Newest) -> bool:
         return bool(self.key > other.key)
@@ -87,8 +90,8 @@ class PostIndex:
 
     def add(self, post: Any) -> None:
         """Index a post; its league, created_at and score must not change afterwards."""
-        key = post.sort_key()
-        hour = (post.created_at - _EPOCH) // _HOUR
+        key = post.key
+        hour = post.created_us // _HOUR_US
         # Each post is filed under its league and under _ALL, which serves the queries of every league
         # with one stream instead of a merge of sixteen.
         for league in (post.league, _ALL):
@@ -133,13 +136,19 @@ class PostIndex:
     ) -> Iterator[Any]:
         """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
         streams = self._streams(leagues)
+        now_us = (now - _EPOCH) // _MICROSECOND
+
+        def trend_now(post: Any) -> float:
+            """trend(post.score, post.created_at, now) in integer arithmetic, without a timedelta."""
+            return _damped(post.score, max(0, (now_us - post.created_us) // _HOUR_US))
+
         if sum(len(self._time[league].items) for league in streams) <= _SMALL:
-            # A few hundred posts are sorted faster than searched.
-            kept = [(trend(p.score, p.created_at, now), p.sort_key(), p)
-                    for league in streams for p in self._time[league].items
-                    if (floor is None or p.created_at >= floor) and keep(p)]
-            kept.sort(key=lambda t: (t[0], t[1]), reverse=True)
-            yield from (p for _t, _k, p in kept)
+            # A few hundred posts are sorted faster than searched; the filter then reads only as
+            # many as the page takes.
+            ranked = [(trend_now(p), p.key, p) for league in streams for p in self._time[league].items
+                      if floor is None or p.created_at >= floor]
+            ranked.sort(reverse=True)  # keys are unique (they end in the id): posts are never compared
+            yield from (p for _t, _k, p in ranked if keep(p))
             return
         hours = [self._hours[league] for league in streams]
         if not hours or self._oldest_hour is None:
@@ -148,7 +157,7 @@ class PostIndex:
         # A post created in hour bucket k is at least now_hour - k - 1 whole hours old at `now`, so
         # round(score / damp(k), 6), the formula of trend() at that age, bounds the trend of every
         # post of the bucket with that score or less; equal means "could tie".
-        now_hour = (now - _EPOCH) // _HOUR
+        now_hour = now_us // _HOUR_US
 
         def bound(score: float, k: int) -> float:
             return _damped(score, max(0, now_hour - k - 1))
@@ -194,24 +203,19 @@ class PostIndex:
                     break
                 at -= 1
                 if keep(post):
-                    heapq.heappush(found, (-trend(post.score, post.created_at, now), _Newest(post)))
+                    heapq.heappush(found, (-trend_now(post), _Newest(post)))
 
 
 def _merged(lists: dict[str, _Sorted], ends: dict[str, int]) -> Iterator[Any]:
     """The posts of ``lists[league][:end]`` for each league, merged from the largest key down."""
     if len(ends) == 1:
         [(league, end)] = ends.items()
-        items = lists[league].items
-        for i in range(end - 1, -1, -1):
-            yield items[i]
-        return
+        return _backwards(lists[league].items, end)
     # Merging on the keys kept beside the posts (unique: they end in the id) spares a key call per post.
     streams = [zip(_backwards(lists[lg].keys, end), _backwards(lists[lg].items, end)) for lg, end in ends.items()]
-    for _key, post in heapq.merge(*streams, reverse=True):
-        yield post
+    return (post for _key, post in heapq.merge(*streams, reverse=True))
 
 
 def _backwards(items: list[Any], end: int) -> Iterator[Any]:
-    """``items[:end]`` from the last to the first, without copying the list."""
-    for i in range(end - 1, -1, -1):
-        yield items[i]
+    """``items[:end]`` from the last to the first, without copying the list (and read in C)."""
+    return islice(reversed(items), len(items) - end, None)

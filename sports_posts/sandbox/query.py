@@ -375,11 +375,75 @@ def _leagues_of(entities: Sequence[Union[Team, Player]], allowed: frozenset[str]
     return leagues
 
 
+def _filter(
+    q: PostsQuery, now: datetime, teams: Optional[list[Team]], players: Optional[list[Player]],
+    reference: Optional[Post],
+) -> Callable[[Post], bool]:
+    """Whether a post matches ``q`` at ``now``: visible, then only the checks ``q`` asks for.
+
+    Each check is built once per query and only when its parameter is given, so a post is
+    not put through a dozen "is this filter set?" tests (a page reads tens to hundreds).
+    """
+    checks: list[Callable[[Post], bool]] = []
+    add = checks.append
+    if teams is not None:
+        team_ids = {t.service_id for t in teams}
+        add(lambda post: any(t.service_id in team_ids for t in post.teams))
+    if players is not None:
+        player_ids = {p.service_id for p in players}
+        add(lambda post: any(p.service_id in player_ids for p in post.players))
+    if q.mode == "game" and q.window is not None:
+        first, end = q.window
+        add(lambda post: first <= post.created_at < end)
+    if q.mode == "nearby":
+        lat, lng, radius = q.lat, q.lng, q.radius_km
+        if lat is None or lng is None:
+            return lambda post: False
+        add(lambda post: post.geo is not None and _haversine_km(lat, lng, post.geo[0], post.geo[1]) <= radius)
+    if q.media_type is not None:
+        kinds = q.media_type
+        add(lambda post: post.media_type in kinds)
+    if q.aspect_ratio is not None:
+        ratio = q.aspect_ratio
+        add(lambda post: post.aspect_ratio == ratio)
+    if q.min_score is not None:
+        min_score = q.min_score
+        add(lambda post: post.score >= min_score)
+    if q.min_duration is not None:
+        min_duration = q.min_duration
+        add(lambda post: post.media_type != "none" and post.max_duration_ms >= min_duration)
+    if q.highlight:
+        add(lambda post: post.highlight)
+    if q.has_player:
+        add(lambda post: bool(post.players))
+    if not q.custom_sources:
+        add(lambda post: not post.author.custom)
+    if q.user_location is not None:
+        country = q.user_location
+        add(lambda post: country in post.author.regions)
+    if q.since is not None:
+        since = q.since
+        add(lambda post: post.created_at > since)
+    if reference is not None:
+        after = reference.key
+        add(lambda post: post.key > after)
+
+    def keep(post: Post) -> bool:
+        if not post.visible_at(now):
+            return False
+        for check in checks:  # noqa: SIM110 - all() would build a generator per post
+            if not check(post):
+                return False
+        return True
+
+    return keep
+
+
 def run_posts_query(
     world: World, q: PostsQuery, now: datetime, allowed: Optional[frozenset[str]] = None
 ) -> PostsResult:
     """Answer a validated query at sandbox time ``now`` for a key allowed ``allowed`` leagues."""
-    every = frozenset(world.leagues)
+    every = world.league_codes
     allowed = every if allowed is None else allowed
     if q.leagues is not None:
         # ALL means every league of the plan; a league named explicitly must be on the plan.
@@ -416,45 +480,9 @@ def run_posts_query(
             raise ApiError(400, "SINCE_ID_NOT_FOUND",
                            f"The since_id post '{q.since_id}' is unavailable; drop since_id and retry")
 
-    team_ids = {t.service_id for t in teams} if teams is not None else None
-    player_ids = {p.service_id for p in players} if players is not None else None
-    window = q.window if q.mode == "game" else None
-
-    def keep(post: Post) -> bool:
-        if not post.visible_at(now):
-            return False
-        if team_ids is not None and not any(t.service_id in team_ids for t in post.teams):
-            return False
-        if player_ids is not None and not any(p.service_id in player_ids for p in post.players):
-            return False
-        if window is not None and not window[0] <= post.created_at < window[1]:
-            return False
-        if q.mode == "nearby":
-            if post.geo is None or q.lat is None or q.lng is None:
-                return False
-            if _haversine_km(q.lat, q.lng, post.geo[0], post.geo[1]) > q.radius_km:
-                return False
-        if q.media_type is not None and post.media_type not in q.media_type:
-            return False
-        if q.aspect_ratio is not None and post.aspect_ratio != q.aspect_ratio:
-            return False
-        if q.min_score is not None and post.score < q.min_score:
-            return False
-        if q.min_duration is not None and (post.media_type == "none" or post.max_duration_ms < q.min_duration):
-            return False
-        if q.highlight and not post.highlight:
-            return False
-        if q.has_player and not post.players:
-            return False
-        if post.author.custom and not q.custom_sources:
-            return False
-        if q.user_location is not None and q.user_location not in post.author.regions:
-            return False
-        if q.since is not None and post.created_at <= q.since:
-            return False
-        return not (reference is not None and post.sort_key() <= reference.sort_key())
-
+    keep = _filter(q, now, teams, players, reference)
     # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
+    window = q.window if q.mode == "game" else None
     floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
     floor = max(floors) if floors else None
     sort = q.effective_sort

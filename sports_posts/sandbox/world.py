@@ -56,6 +56,8 @@ GAME_LENGTH = timedelta(hours=4)
 
 _SNOWFLAKE_EPOCH_MS = 1288834974657
 _MEDIA_HOST = "https://media.sandbox.sports-posts.example"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 def isoformat(value: datetime) -> str:
@@ -191,6 +193,18 @@ class Post:
     """Created after the sandbox started (scheduled or published), not part of the seeded history."""
     _wire: Optional[dict[str, Any]] = field(default=None, repr=False)
     _encoded: dict[str, bytes] = field(default_factory=dict, repr=False)
+    key: tuple[datetime, int, str] = field(init=False, repr=False)
+    """``sort_key()``, computed once: every ordering compares it (created_at and id never change)."""
+    created_us: int = field(init=False, repr=False)
+    """created_at in microseconds since the epoch: whole-hour ages in integer arithmetic."""
+
+    def __post_init__(self) -> None:
+        self.derive()
+
+    def derive(self) -> None:
+        """Compute ``key`` and ``created_us`` (again, after ``id`` or ``created_at`` was set)."""
+        self.key = (self.created_at, len(self.id), self.id)
+        self.created_us = (self.created_at - _EPOCH) // _MICROSECOND
 
     @property
     def indexed_late(self) -> bool:
@@ -223,7 +237,7 @@ class Post:
 
     def sort_key(self) -> tuple[datetime, int, str]:
         """created_at, then id (numerically): the tiebreak of every ordering."""
-        return (self.created_at, len(self.id), self.id)
+        return self.key
 
     def encoded(self, author_shape: str, dumps: Callable[[Any], bytes]) -> bytes:
         """``to_wire`` encoded by ``dumps``, once per author shape (posts are read far more than changed)."""
@@ -387,6 +401,8 @@ class World:
             code: League(code, name, sport, code in INDIVIDUAL_LEAGUES)
             for code, (name, sport, _full) in LEAGUES.items()
         }
+        self.league_codes = frozenset(self.leagues)
+        """Every league code, as the set queries intersect with a key's plan."""
         rng = random.Random(seed)
         self.teams: list[Team] = []
         self.players: list[Player] = []
@@ -724,6 +740,8 @@ class World:
         league = league.upper()
         if league not in self.leagues:
             raise ParameterError(f"unknown league {league!r}")
+        if created_at is not None and created_at.utcoffset() is None:
+            raise ParameterError("created_at must be timezone-aware (a naive datetime names no instant)")
         with self._lock:
             now = self.sync()
             created = created_at or now
@@ -738,9 +756,12 @@ class World:
             if players is not None:
                 post.players = list(players)
             for name, value in fields.items():
-                if not hasattr(post, name):
+                if not hasattr(post, name) or name.startswith("_") or name in ("key", "created_us"):
                     raise TypeError(f"Post has no field {name!r}")
                 setattr(post, name, value)
+            post.derive()
+            if post.id in self._posts_by_id:
+                raise ParameterError(f"a post with id {post.id!r} already exists")
             self._add(post)
             return post
 

@@ -154,3 +154,16 @@ def test_every_answer_is_dated_once_by_the_sandbox_clock(chaotic: Sandbox) -> No
         later = email.utils.format_datetime(chaotic.now(), usegmt=True)
         assert later != expected and c.get("/posts").headers.get_list("date") == [later]
     chaotic.set_chaos(None)
+
+
+def test_chaos_given_to_an_existing_key_takes_effect(chaotic: Sandbox) -> None:
+    # The middleware skips the per-key lookup while no key has chaos of its own: a key that gains
+    # chaos later must still get it, and lose it again.
+    chaotic.set_chaos(None)
+    later = chaotic.add_key()
+    with client_for(chaotic, later) as c:
+        assert c.get("/posts").status_code == 200
+        chaotic.set_chaos(ChaosSettings(rate_503=1.0), key=later)
+        assert c.get("/posts").status_code == 503
+        chaotic.set_chaos(None, key=later)
+        assert c.get("/posts").status_code == 200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
@@ -14,16 +15,40 @@ from sports_posts.sandbox.world import Post, World
 
 WORLD = World(9, start=DEFAULT_START, posts=1500, posts_per_minute=3.0)
 LEAGUES = sorted(WORLD.leagues)
+LATER = 5 * 3600
+STEADY = sorted({p.id for p in WORLD.visible_posts(DEFAULT_START)}
+                & {p.id for p in WORLD.visible_posts(DEFAULT_START + timedelta(seconds=LATER))})
+"""Posts visible through the whole span the test draws ``now`` from: valid since_id values."""
+TEAM_IDS = sorted({str(t.service_id) for p in WORLD.posts for t in p.teams})
+PLACES = [(40.7, -74.0), (51.5, -0.1), (19.1, 72.9), (-33.9, 151.2)]
+
+
+def _km(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    """Great-circle distance, written independently of the sandbox's own."""
+    a = (math.sin(math.radians(lat2 - lat1) / 2) ** 2 + math.cos(math.radians(lat1)) * math.cos(math.radians(lat2))
+         * math.sin(math.radians(lng2 - lng1) / 2) ** 2)
+    return 2 * 6371.0088 * math.asin(min(1.0, math.sqrt(a)))
 
 
 def naive(world: World, q: PostsQuery, now: datetime) -> list[Post]:
     """The reference: every visible post, filtered, then sorted (the sandbox before its index)."""
     leagues = q.leagues if q.leagues is not None else frozenset(world.leagues)
-    posts = [p for p in reversed(world.visible_posts(now)) if p.league in leagues
+    teams = {int(v) for v in q.teams} if q.teams is not None else None
+    reference = world.get_post(q.since_id) if q.since_id is not None else None
+    posts = [p for p in reversed(world.visible_posts(now))
+             if (p.league in leagues or teams is not None)
+             and (teams is None or any(t.service_id in teams for t in p.teams))
              and (q.since is None or p.created_at > q.since)
+             and (reference is None or p.sort_key() > reference.sort_key())
              and (q.min_score is None or p.score >= q.min_score)
              and (not q.highlight or p.highlight)
+             and (not q.has_player or len(p.players) > 0)
              and (q.media_type is None or p.media_type in q.media_type)
+             and (q.aspect_ratio is None or p.aspect_ratio == q.aspect_ratio)
+             and (q.min_duration is None or (p.media_type != "none" and p.max_duration_ms >= q.min_duration))
+             and (q.user_location is None or q.user_location in p.author.regions)
+             and (q.lat is None or q.lng is None
+                  or (p.geo is not None and _km(q.lat, q.lng, *p.geo) <= q.radius_km))
              and (q.custom_sources or not p.author.custom)]
     if q.effective_sort == "top":
         posts.sort(key=lambda p: p.score, reverse=True)
@@ -42,12 +67,25 @@ queries = st.fixed_dictionaries(
         "highlight": st.just("true"),
         "media_type": st.sampled_from(["video", "image", "none"]),
         "custom_sources": st.sampled_from(["true", "false"]),
+        "aspect_ratio": st.sampled_from(["landscape", "portrait", "square"]),
+        "min_duration": st.integers(0, 90_000).map(str),
+        "has_player": st.sampled_from(["true", "false"]),
+        "user_location": st.sampled_from(["US", "GB", "IN", "BR"]),
+        "since_id": st.sampled_from(STEADY),
     },
-)
+).flatmap(lambda p: st.one_of(
+    st.just(p),
+    # team mode: teams replace the league selection
+    st.lists(st.sampled_from(TEAM_IDS), min_size=1, max_size=3).map(
+        lambda ids: {**{k: v for k, v in p.items() if k != "leagues"}, "teams": ",".join(ids), "id_type": "service"}),
+    # nearby mode
+    st.tuples(st.sampled_from(PLACES), st.sampled_from([50, 800, 4830])).map(
+        lambda g: {**p, "lat": str(g[0][0]), "lng": str(g[0][1]), "radius_km": str(g[1])}),
+))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(queries, st.integers(0, 5 * 3600))
+@given(queries, st.integers(0, LATER))
 def test_every_page_equals_the_filter_and_sort_of_the_whole_world(params: dict[str, str], later: int) -> None:
     now = DEFAULT_START + timedelta(seconds=later)  # live posts, late indexing and deletions included
     q = parse_posts_query(params, WORLD.leagues)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
+from sports_posts import ParameterError
 from sports_posts.sandbox import ManualClock, Sandbox, World
 from sports_posts.sandbox.clock import DEFAULT_START
 from sports_posts.sandbox.world import ID_TYPES, REFERENCE_IDS
@@ -153,3 +154,26 @@ def test_publish_and_delete_helpers() -> None:
     assert post in sb.world.deleted_posts()
     with pytest.raises(ValueError):
         sb.publish_post("XFL")
+
+
+def test_a_published_post_is_ordered_by_the_id_and_time_it_was_given() -> None:
+    # Orderings compare a sort key computed once per post: fields set at publish time must reach it.
+    sb = Sandbox(seed=5, clock="manual", posts=100)
+    at = sb.now() - timedelta(minutes=5)
+    low = sb.publish_post("NFL", created_at=at, id="100")
+    high = sb.publish_post("NFL", created_at=at, id="99999")
+    assert low.sort_key() == (at, 3, "100") and high.sort_key() == (at, 5, "99999")
+    newest_first = [p.id for p in sb.world.index.newest_first(["NFL"], lambda p: p.created_at == at)]
+    assert newest_first == ["99999", "100"]  # same instant: the larger id (numerically) first
+
+
+def test_publish_refuses_derived_fields_and_naive_times() -> None:
+    sb = Sandbox(seed=5, clock="manual", posts=100)
+    for name in ("key", "created_us", "_wire"):
+        with pytest.raises(TypeError, match=name):
+            sb.publish_post("NFL", **{name: None})
+    with pytest.raises(ParameterError, match="timezone-aware"):
+        sb.publish_post("NFL", created_at=datetime(2026, 1, 1, 12, 0))
+    taken = sb.publish_post("NFL").id
+    with pytest.raises(ParameterError, match="already exists"):
+        sb.publish_post("NFL", id=taken)
