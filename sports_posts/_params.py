@@ -358,6 +358,7 @@ _ENCODERS: dict[str, _Encoder] = {
     "page": _enc_int,
 }
 POSTS_PARAMETERS = frozenset(_ENCODERS)
+_ORDER = {name: i for i, name in enumerate(_ENCODERS)}
 
 
 def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
@@ -377,15 +378,16 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
         )
     _check(given)
     query: dict[str, str] = {}
-    for name, encode in _ENCODERS.items():
-        if name in given:
-            query[name] = encode(name, given[name])
+    for name in sorted(given, key=_ORDER.__getitem__):  # the wire order: the table's
+        query[name] = _ENCODERS[name](name, given[name])
     if "user_location" in query:
         query["user_location"] = query["user_location"].upper()
     return query
 
 
 def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[str]) -> None:
+    if params.keys() <= known:
+        return
     unknown = sorted(str(k) for k in params if k not in known)
     if unknown:
         raise ParameterError(

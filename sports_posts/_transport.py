@@ -337,6 +337,8 @@ class ClientConfig:
     """The HTTP library the client runs on (its requests and exceptions are that library's)."""
     budget: Optional[CallBudget] = None
     """Drawn from right before each request is sent (``None``: no budget)."""
+    _headers: dict[bool, Headers] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The headers of every request, built once for each User-Agent choice (see ``headers``)."""
 
     @classmethod
     def resolve(
@@ -399,17 +401,23 @@ class ClientConfig:
 
     def headers(self, client_headers: Optional[Headers] = None) -> Headers:
         """Headers of every request: the caller's defaults, then ours (ours win). The
-        SDK's User-Agent gives way to one the caller set here or on their httpx client."""
-        token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
-        headers = Headers(self.default_headers)
+        SDK's User-Agent gives way to one the caller set here or on their httpx client.
+
+        A copy the caller may add to, of headers built once per User-Agent choice in the
+        stack's own class (its client then merges them without converting each one)."""
         library_agent = self.stack.library_user_agent
         own_agent = client_headers is not None and client_headers.get("user-agent", library_agent) != library_agent
-        if "user-agent" not in headers and not own_agent:
-            headers["User-Agent"] = f"sports-posts-python/{__version__} {self.stack.user_agent}"
-        headers["Accept"] = "application/json"
-        headers["Accept-Encoding"] = ACCEPT_ENCODING
-        headers["Authorization"] = token
-        return headers
+        built = self._headers.get(own_agent)
+        if built is None:
+            token = f"Bearer {self.api_key}" if self.auth_scheme == "bearer" else self.api_key
+            built = self.stack.module.Headers(self.default_headers)
+            if "user-agent" not in built and not own_agent:
+                built["User-Agent"] = f"sports-posts-python/{__version__} {self.stack.user_agent}"
+            built["Accept"] = "application/json"
+            built["Accept-Encoding"] = ACCEPT_ENCODING
+            built["Authorization"] = token
+            self._headers[own_agent] = built
+        return built.copy()
 
 
 # ---------------------------------------------------------------------------------------
@@ -520,9 +528,18 @@ def build_request(
     return within_url_limit(request)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*", re.ASCII)
+"""What form encoding leaves as it is (letters, digits and ``_.~-``)."""
+
+
 def _with_query(url: str, params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
-    """``url`` with ``params`` as its query, in the encoding of the library's ``params=``."""
-    return f"{url}?{query_params(params)}" if params else url
+    """``url`` with ``params`` as its query, in the encoding of the library's ``params=``
+    (names and values that need no escaping, the common case, are joined as they are)."""
+    if not params:
+        return url
+    if all(_PLAIN.fullmatch(name) and _PLAIN.fullmatch(value) for name, value in params.items()):
+        return url + "?" + "&".join([f"{name}={value}" for name, value in params.items()])
+    return f"{url}?{query_params(params)}"
 
 
 MAX_URL_LENGTH = 8192

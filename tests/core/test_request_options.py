@@ -222,3 +222,22 @@ def test_fuzz_per_call_options_only_raise_sdk_errors_and_what_passes_builds_a_re
         return
     request = build_request(CONFIG, call)  # no UnicodeEncodeError, no httpx error
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_headers_built_once_still_follow_each_call_and_the_clients_user_agent(api: respx.MockRouter) -> None:
+    # The SDK's headers are built once per client and copied per call: one call's extra
+    # headers must not stay for the next, and a User-Agent the caller sets on their httpx
+    # client after the first call must still win over the SDK's.
+    route = api.get("/account/information").respond(200, json=INFO)
+    http = httpx.Client()
+    with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, http_client=http) as client:
+        client.account.information(extra_headers={"X-Trace": "t-1"})
+        client.account.information()
+        http.headers["User-Agent"] = "acme-app/3.0"
+        client.account.information()
+        http.headers["User-Agent"] = f"python-httpx/{httpx.__version__}"
+        client.with_options(timeout=3.0).account.information()
+    sent = [call.request.headers for call in route.calls]
+    assert [h.get("x-trace") for h in sent] == ["t-1", None, None, None]
+    assert [h["user-agent"].split("/")[0] for h in sent] == ["sports-posts-python"] * 2 + ["acme-app", "sports-posts-python"]
+    assert all(h["authorization"] == f"Bearer {API_KEY}" for h in sent)
