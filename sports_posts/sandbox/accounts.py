@@ -53,7 +53,7 @@ class Accounts:
                 prefix = "sp_live_" if config.plan != "free" else "sp_free_"
                 key = f"{prefix}{self._rng.getrandbits(128):032x}"
             self._accounts[key] = Account(key=key, config=config)
-            self.any_chaos = self.any_chaos or config.chaos is not None
+            self._note_chaos()
             return key
 
     def update(self, key: str, **changes: Any) -> None:
@@ -61,7 +61,11 @@ class Accounts:
         with self._lock:
             account = self._accounts[key]
             account.config = replace(account.config, **changes)
-            self.any_chaos = any(a.config.chaos is not None for a in self._accounts.values())
+            self._note_chaos()
+
+    def _note_chaos(self) -> None:
+        """Keep ``any_chaos`` true to the configs (called under the lock after each change)."""
+        self.any_chaos = any(a.config.chaos is not None for a in self._accounts.values())
 
     def get(self, key: str) -> Optional[Account]:
         """The account of a key, or None."""

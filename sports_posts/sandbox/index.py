@@ -27,7 +27,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Any, Callable, Optional
 
-__all__ = ["PostIndex", "trend"]
+__all__ = ["PostIndex", "epoch_us", "trend"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _HOUR = timedelta(hours=1)
@@ -38,9 +38,18 @@ _SMALL = 400
 """Up to this many posts in the leagues asked, trending sorts them instead of searching the buckets."""
 
 
+def epoch_us(value: datetime) -> int:
+    """An aware datetime as whole microseconds since the epoch: exact, and cheap to compare."""
+    return (value - _EPOCH) // _MICROSECOND
+
+
 def trend(score: float, created_at: datetime, now: datetime) -> float:
     """The trending score of a post at ``now``: its score damped by whole hours of age."""
-    return _damped(score, max(0, (now - created_at) // _HOUR))
+    return _trend_us(score, epoch_us(created_at), epoch_us(now))
+
+
+def _trend_us(score: float, created_us: int, now_us: int) -> float:
+    return _damped(score, max(0, (now_us - created_us) // _HOUR_US))
 
 
 @lru_cache(maxsize=8192)
@@ -136,11 +145,11 @@ class PostIndex:
     ) -> Iterator[Any]:
         """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
         streams = self._streams(leagues)
-        now_us = (now - _EPOCH) // _MICROSECOND
+        now_us = epoch_us(now)
 
         def trend_now(post: Any) -> float:
-            """trend(post.score, post.created_at, now) in integer arithmetic, without a timedelta."""
-            return _damped(post.score, max(0, (now_us - post.created_us) // _HOUR_US))
+            """trend(post.score, post.created_at, now), from the post's ``created_us``."""
+            return _trend_us(post.score, post.created_us, now_us)
 
         if sum(len(self._time[league].items) for league in streams) <= _SMALL:
             # A few hundred posts are sorted faster than searched; the filter then reads only as

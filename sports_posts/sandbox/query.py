@@ -377,7 +377,7 @@ def _leagues_of(entities: Sequence[Union[Team, Player]], allowed: frozenset[str]
 
 def _filter(
     q: PostsQuery, now: datetime, teams: Optional[list[Team]], players: Optional[list[Player]],
-    reference: Optional[Post],
+    reference: Optional[Post], window: Optional[tuple[datetime, datetime]],
 ) -> Callable[[Post], bool]:
     """Whether a post matches ``q`` at ``now``: visible, then only the checks ``q`` asks for.
 
@@ -392,8 +392,8 @@ def _filter(
     if players is not None:
         player_ids = {p.service_id for p in players}
         add(lambda post: any(p.service_id in player_ids for p in post.players))
-    if q.mode == "game" and q.window is not None:
-        first, end = q.window
+    if window is not None:
+        first, end = window
         add(lambda post: first <= post.created_at < end)
     if q.mode == "nearby":
         lat, lng, radius = q.lat, q.lng, q.radius_km
@@ -480,9 +480,9 @@ def run_posts_query(
             raise ApiError(400, "SINCE_ID_NOT_FOUND",
                            f"The since_id post '{q.since_id}' is unavailable; drop since_id and retry")
 
-    keep = _filter(q, now, teams, players, reference)
-    # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
     window = q.window if q.mode == "game" else None
+    keep = _filter(q, now, teams, players, reference, window)
+    # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
     floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
     floor = max(floors) if floors else None
     sort = q.effective_sort

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
 from ._teams import COUNTRY_CODES, INDIVIDUAL_LEAGUES, LEAGUES, NBA_IDS, TEAM_BLOCKS
-from .index import PostIndex
+from .index import PostIndex, epoch_us
 
 __all__ = [
     "ID_TYPES",
@@ -56,8 +56,6 @@ GAME_LENGTH = timedelta(hours=4)
 
 _SNOWFLAKE_EPOCH_MS = 1288834974657
 _MEDIA_HOST = "https://media.sandbox.sports-posts.example"
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 def isoformat(value: datetime) -> str:
@@ -204,7 +202,7 @@ class Post:
     def derive(self) -> None:
         """Compute ``key`` and ``created_us`` (again, after ``id`` or ``created_at`` was set)."""
         self.key = (self.created_at, len(self.id), self.id)
-        self.created_us = (self.created_at - _EPOCH) // _MICROSECOND
+        self.created_us = epoch_us(self.created_at)
 
     @property
     def indexed_late(self) -> bool:
