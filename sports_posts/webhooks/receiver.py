@@ -50,14 +50,14 @@ from .events import (
     DEFAULT_CLOCK_SKEW,
     DEFAULT_TOLERANCE,
     WebhookEvent,
+    _verified_event,
     check_durations,
     check_sent_at,
-    construct_event,
     parse_event,
 )
 from .filters import SubscriptionFilter
 from .inbox import InboxEntry
-from .signature import Headers, Payload, Secret, _secret_keys
+from .signature import Headers, Payload, Secret, _secret_keys, signature_and_delivery
 
 __all__ = ["DEFAULT_HANDLER_TIMEOUT", "Handler", "WebhookReceiver", "WebhookResponse"]
 
@@ -178,7 +178,7 @@ class WebhookReceiver:
         self._is_async = _is_async_callable(handler)
         self.store: DedupeStore = store if store is not None else MemoryDedupeStore()
         # Stores with a native async path are awaited; the others (SQLite) go to a thread.
-        self._native_async = isinstance(self.store, AsyncDedupeStore)
+        self._async_store = self.store if isinstance(self.store, AsyncDedupeStore) else None
         self.inbox = inbox
         self.filter = filter
         self._max_workers = max_workers
@@ -225,14 +225,28 @@ class WebhookReceiver:
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
+        signature, delivery_id = signature_and_delivery(headers, self.header_names)
+        return self._handle_found(body, signature, delivery_id)
+
+    async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
+        """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
+        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
+        signature, delivery_id = signature_and_delivery(headers, self.header_names)
+        return await self._handle_found_async(body, signature, delivery_id)
+
+    # The adapters read the signature and delivery id in the same pass over the headers as
+    # the Content-Length, and call these directly.
+
+    def _handle_found(self, body: Payload, signature: Optional[str], delivery_id: Optional[str]) -> WebhookResponse:
         started = time.monotonic()
-        response, event = self._verify(body, headers)
+        response, event = self._verify(body, signature, delivery_id)
         if event is None:
             assert response is not None
             return response
         key = event.dedupe_key
         try:
-            outcome = self._drive_claim(self._claim_steps(key, started), key)
+            claimed = self.store.claim(key)  # the usual delivery: one store call decides
+            outcome = "claimed" if claimed else self._drive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
             return self._store_failed(key, event, exc)
         if outcome != "claimed":
@@ -241,17 +255,21 @@ class WebhookReceiver:
             return self._enqueue(body, event, key)
         return self._run_inline(event, key, started)
 
-    async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
-        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
+    async def _handle_found_async(
+        self, body: Payload, signature: Optional[str], delivery_id: Optional[str]
+    ) -> WebhookResponse:
         started = time.monotonic()
-        response, event = self._verify(body, headers)  # CPU only: no reason to leave the loop
+        response, event = self._verify(body, signature, delivery_id)  # CPU only: no reason to leave the loop
         if event is None:
             assert response is not None
             return response
         key = event.dedupe_key
         try:
-            outcome = await self._adrive_claim(self._claim_steps(key, started), key)
+            if self._async_store is not None:
+                claimed = await self._async_store.aclaim(key)
+            else:
+                claimed = await self._astore("claim", key)
+            outcome = "claimed" if claimed else await self._adrive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
             return self._store_failed(key, event, exc)
         if outcome != "claimed":
@@ -261,10 +279,12 @@ class WebhookReceiver:
             return await loop.run_in_executor(None, self._enqueue, body, event, key)
         return await self._arun_inline(event, key, started)
 
-    def _verify(self, body: Payload, headers: Headers) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
+    def _verify(
+        self, body: Payload, signature: Optional[str], delivery_id: Optional[str]
+    ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
         """The answer when the request ends here, else the verified event still to be claimed."""
         try:
-            event = construct_event(body, headers, self._secret, header_names=self.header_names)
+            event = _verified_event(body, signature, delivery_id, self._secret, self.header_names)
             check_sent_at(event, self._tolerance, self._clock_skew, self._clock())
         except ReplayedWebhookError as exc:
             logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
@@ -284,14 +304,12 @@ class WebhookReceiver:
         return None, event
 
     def _claim_steps(self, key: str, started: float) -> _Step:
-        """Claim ``key``: ``claimed``, ``duplicate``, or ``in_progress`` after waiting up to
-        ``in_flight_wait`` for an attempt in flight. Yields ``(store method, 0)`` or
-        ``("wait", seconds)`` and receives the store's answer; the sync and async drivers
-        below run it."""
+        """After a first claim failed: ``duplicate``, ``claimed`` (the other attempt gave
+        it up), or ``in_progress`` after waiting up to ``in_flight_wait`` for an attempt in
+        flight. Yields ``(store method, 0)`` or ``("wait", seconds)`` and receives the
+        store's answer; the sync and async drivers below run it."""
         deadline = started + self._in_flight_wait
         while True:
-            if (yield ("claim", 0.0)):
-                return "claimed"
             if (yield ("is_complete", 0.0)):
                 return "duplicate"
             remaining = deadline - time.monotonic()
@@ -300,6 +318,8 @@ class WebhookReceiver:
             # A handler of this process settling wakes the sync driver at once; another
             # process's claim is polled, since the store offers nothing to wait on.
             yield ("wait", min(remaining, 0.05))
+            if (yield ("claim", 0.0)):
+                return "claimed"
 
     def _drive_claim(self, steps: _Step, key: str) -> str:
         answer: Any = None
@@ -334,8 +354,8 @@ class WebhookReceiver:
 
     async def _astore(self, operation: str, key: str) -> Any:
         """A store call from the loop: awaited natively when the store has an async path."""
-        if self._native_async:
-            return await getattr(self.store, "a" + operation)(key)
+        if self._async_store is not None:
+            return await getattr(self._async_store, "a" + operation)(key)
         return await asyncio.get_running_loop().run_in_executor(None, getattr(self.store, operation), key)
 
     def _store_failed(self, key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:

@@ -249,7 +249,7 @@ def _find(headers: object, wanted: tuple[str, ...], wanted_bytes: tuple[bytes, .
     """``get_headers`` for names already lower-cased, as str and as Latin-1 bytes."""
     fast = _lowercase_pairs(headers)
     if fast is not None:  # ASGI's own shape: answered by dict lookups
-        return [_text(fast.get(name)) for name in wanted_bytes]
+        return [v.decode("latin-1") if type(v) is bytes else _text(v) for v in map(fast.get, wanted_bytes)]
     found: list[list[str]] = [[] for _ in wanted]
     try:
         items: Iterable[object]

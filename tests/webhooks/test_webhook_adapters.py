@@ -355,3 +355,44 @@ async def test_plain_asgi_app_refuses_a_declared_5_mib_body_before_receiving_any
     sent.clear()
     await app({"type": "http", "method": "PUT", "headers": []}, receive, send)
     assert sent[0]["status"] == 405 and (b"allow", b"POST") in sent[0]["headers"]
+
+
+async def _asgi_post(app: WebhookASGIApp, body: bytes, headers: list[tuple[bytes, bytes]]) -> tuple[int, bytes]:
+    """One POST straight through the ASGI interface, with the header pairs exactly as given."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app({"type": "http", "method": "POST", "path": "/", "headers": headers}, receive, send)
+    return sent[0]["status"], sent[1]["body"]
+
+
+@pytest.mark.anyio
+async def test_plain_asgi_app_reads_length_signature_and_delivery_from_any_pairs() -> None:
+    # One pass over the headers serves the 413 check and the receiver: it must still read
+    # names a non-conforming server left in capitals, and treat a repeated header that
+    # disagrees with itself as missing.
+    events: list[WebhookEvent] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        events.append(event)
+
+    app = WebhookASGIApp(WebhookReceiver(SECRET, handler), max_body=10_000)
+    request = build_test_request(sample_payload(id="caps"), SECRET, delivery_id="dlv_caps")
+    capitals = [(k.encode(), v.encode()) for k, v in request.headers.items()]
+    assert any(k != k.lower() for k, _ in capitals)
+    assert await _asgi_post(app, request.body, capitals) == (202, b'{"ok":true,"status":"accepted"}')
+    assert [(e.data.id, e.delivery_id) for e in events] == [("caps", "dlv_caps")]
+
+    second = build_test_request(sample_payload(id="twice"), SECRET)
+    lower = [(k.lower().encode(), v.encode()) for k, v in second.headers.items()]
+    forged = (b"x-service-signature", ("sha256=" + "0" * 64).encode())
+    status, body = await _asgi_post(app, second.body, [*lower, forged])
+    assert status == 401 and b"invalid_signature" in body
+    status, _ = await _asgi_post(app, second.body, [*lower, (b"Content-Length", b"20000")])
+    assert status == 413  # a declared length over the limit, in capitals: refused unread
+    assert [e.data.id for e in events] == ["caps"]

@@ -262,3 +262,20 @@ def test_fuzzed_signed_payloads_parse_or_raise_webhook_payload_error(
 def test_fuzzed_unsigned_requests_only_raise_sports_posts_errors(body: bytes, headers: dict[str, str]) -> None:
     with pytest.raises(SignatureVerificationError):
         construct_event(body, headers, SECRET)
+
+
+def test_the_delivery_id_survives_copies_and_pickles_and_counts_in_equality() -> None:
+    import copy
+    import pickle
+
+    request = signed(delivery_id="dlv_1")
+    event = construct_event(request.body, request.headers, SECRET)
+    again = construct_event(request.body, request.headers, SECRET)
+    other_delivery = construct_event(request.body, {**request.headers, "X-Service-Delivery": "dlv_2"}, SECRET)
+    assert event.delivery_id == "dlv_1" and event == again and event != other_delivery
+    for clone in (pickle.loads(pickle.dumps(event)), copy.copy(event), copy.deepcopy(event), event.model_copy()):
+        assert clone.delivery_id == "dlv_1" and clone == event
+    # Not a field: a dump and a model built from it have no delivery.
+    assert "delivery_id" not in event.model_dump()
+    assert type(event).model_validate(event.model_dump()).delivery_id is None
+    assert type(event).model_construct().delivery_id is None

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from webhook_helpers import SECRET, FakeClock
 
 from sports_posts import ParameterError, SignatureVerificationError
@@ -128,3 +131,28 @@ def test_sample_payload_is_sent_now_unless_told_otherwise() -> None:
     sent = datetime.fromisoformat(sample_payload()["sent_at"].replace("Z", "+00:00"))
     assert abs(sent - datetime.now(timezone.utc)) < timedelta(minutes=1)
     assert sample_payload(sent_at="2026-01-01T00:00:00.000Z")["sent_at"] == "2026-01-01T00:00:00.000Z"
+
+
+@given(
+    seconds=st.integers(min_value=0, max_value=4_000_000_000 * 1_000_000),
+    offset_minutes=st.integers(min_value=-23 * 60 - 59, max_value=23 * 60 + 59),
+)
+@settings(max_examples=150, deadline=None)
+def test_the_replay_window_ends_exactly_at_tolerance_whatever_the_offset_sent(seconds: int, offset_minutes: int) -> None:
+    # check_sent_at reads the age without datetime.timestamp(); it must agree with it, to
+    # the millisecond here, for any instant and any offset the sender wrote.
+    from sports_posts.webhooks.events import check_sent_at, parse_event
+
+    instant = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=seconds)
+    written = instant.astimezone(timezone(timedelta(minutes=offset_minutes))).isoformat()
+    payload = sample_payload(id="1")
+    payload["sent_at"] = written
+    event = parse_event(json.dumps(payload).encode())
+    assert event.sent_at == instant
+    sent = instant.timestamp()
+    check_sent_at(event, 60.0, 0.0, sent + 59.999)
+    check_sent_at(event, 60.0, 0.0, sent + 0.001)
+    with pytest.raises(ReplayedWebhookError):
+        check_sent_at(event, 60.0, 0.0, sent + 60.001)
+    with pytest.raises(ReplayedWebhookError):
+        check_sent_at(event, 60.0, 0.0, sent - 0.001)
