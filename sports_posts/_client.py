@@ -85,9 +85,8 @@ async def _async_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-def _clock() -> float:
-    """The monotonic clock of every deadline (tests patch this)."""
-    return time.monotonic()
+_clock = time.monotonic
+"""The monotonic clock of every deadline (read at each call: tests may patch it)."""
 
 
 H = TypeVar("H", Client, AsyncClient)

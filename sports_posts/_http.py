@@ -12,13 +12,12 @@ installed, else httpx.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
 import importlib
 import os
 import ssl
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Optional, cast
@@ -181,14 +180,21 @@ _DEADLINE: contextvars.ContextVar[Optional[tuple[float, Callable[[], float]]]] =
 )
 
 
-@contextlib.contextmanager
-def deadline(at: Optional[float], clock: Callable[[], float]) -> Iterator[None]:
-    """Within this block, the SDK's sync streams finish every step before ``at``."""
-    token = _DEADLINE.set(None if at is None else (at, clock))
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
+class deadline:  # a function to its callers: ``with deadline(at, clock):``
+    """Within this block, the SDK's sync streams finish every step before ``at``.
+
+    A class, not ``contextlib.contextmanager``: it is entered on every call."""
+
+    __slots__ = ("_at", "_token")
+
+    def __init__(self, at: Optional[float], clock: Callable[[], float]) -> None:
+        self._at = None if at is None else (at, clock)
+
+    def __enter__(self) -> None:
+        self._token = _DEADLINE.set(self._at)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _DEADLINE.reset(self._token)
 
 
 def _left(timeout: Optional[float], error: type[Exception]) -> Optional[float]:
