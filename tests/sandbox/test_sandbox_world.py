@@ -12,6 +12,7 @@ import pytest
 from sports_posts import ParameterError
 from sports_posts.sandbox import ManualClock, Sandbox, World
 from sports_posts.sandbox.clock import DEFAULT_START
+from sports_posts.sandbox.query import parse_posts_query, run_posts_query
 from sports_posts.sandbox.world import ID_TYPES, REFERENCE_IDS
 
 SPEC_LEAGUES = ["NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS", "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA"]
@@ -177,3 +178,20 @@ def test_publish_refuses_derived_fields_and_naive_times() -> None:
     taken = sb.publish_post("NFL").id
     with pytest.raises(ParameterError, match="already exists"):
         sb.publish_post("NFL", id=taken)
+
+
+@pytest.mark.parametrize("sort", ["recent", "top", "trending"])
+def test_since_id_keeps_the_posts_of_the_same_instant_that_sort_after_it(sort: str) -> None:
+    # since_id's post sets the earliest instant a match can have; posts of that very instant
+    # with a larger id come after it and must be answered, in one league or merged from two.
+    sb = Sandbox(seed=5, clock="manual", posts=100)
+    at = sb.now() - timedelta(minutes=5)
+    reference = sb.publish_post("NFL", created_at=at, id="500")
+    before = sb.publish_post("NBA", created_at=at, id="499")
+    after = [sb.publish_post("NFL", created_at=at, id="501"), sb.publish_post("NBA", created_at=at, id="502")]
+    for leagues in ("NFL", "NFL,NBA"):
+        q = parse_posts_query({"leagues": leagues, "since_id": reference.id, "sort": sort, "limit": "100"},
+                              sb.world.leagues)
+        ids = {p.id for p in run_posts_query(sb.world, q, sb.now()).items}
+        expected = {p.id for p in after if p.league in leagues.split(",")}
+        assert expected <= ids and not {reference.id, before.id} & ids, (leagues, ids)
