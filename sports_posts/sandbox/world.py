@@ -734,7 +734,8 @@ class World:
         players: Optional[Sequence[Player]] = None,
         **fields: Any,
     ) -> Post:
-        """Add a post created ``created_at`` (default now), visible ``index_delay`` seconds later."""
+        """Add a post created ``created_at`` (default now), visible ``index_delay`` seconds later,
+        by one of the league's regular sources unless ``author`` is given."""
         league = league.upper()
         if league not in self.leagues:
             raise ParameterError(f"unknown league {league!r}")
@@ -747,6 +748,10 @@ class World:
             post = self._make_post(rng, created, league,
                                    indexed_at=created + timedelta(seconds=index_delay))
             post.live = True
+            if post.author.custom and "author" not in fields:
+                # A published post must show up in a default GET /posts, which leaves custom
+                # sources out: the generator's occasional custom author is swapped for a regular one.
+                post.author = rng.choice([s for s in self._sources_by_league[league] if not s.custom])
             if text is not None:
                 post.text = text
             if teams is not None:

@@ -195,3 +195,16 @@ def test_since_id_keeps_the_posts_of_the_same_instant_that_sort_after_it(sort: s
         ids = {p.id for p in run_posts_query(sb.world, q, sb.now()).items}
         expected = {p.id for p in after if p.league in leagues.split(",")}
         assert expected <= ids and not {reference.id, before.id} & ids, (leagues, ids)
+
+
+def test_a_published_post_has_a_regular_author_unless_one_is_given() -> None:
+    # A default GET /posts leaves custom sources out, so a post published without an author
+    # must not draw one (the generator picks the league's custom source now and then): the
+    # docs' first test, "publish, advance, find it", failed whenever it did.
+    sb = Sandbox(seed=7, clock="manual", posts=100)
+    posts = [sb.publish_post("NHL") for _ in range(200)]
+    assert not [p.id for p in posts if p.author.custom]
+    recent = {p.id for p in sb.visible_posts("NHL")}
+    assert {p.id for p in posts} <= recent
+    custom = next(s for s in sb.world.sources if s.custom and "NHL" in s.username)
+    assert sb.publish_post("NHL", author=custom).author is custom
