@@ -265,10 +265,7 @@ class WebhookReceiver:
             return response
         key = event.dedupe_key
         try:
-            if self._async_store is not None:
-                claimed = await self._async_store.aclaim(key)
-            else:
-                claimed = await self._astore("claim", key)
+            claimed = await self._astore("claim", key)  # the usual delivery: one store call decides
             outcome = "claimed" if claimed else await self._adrive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
             return self._store_failed(key, event, exc)
