@@ -146,11 +146,12 @@ class PostIndex:
     ) -> Iterator[Any]:
         """Kept posts of ``leagues`` by trending score at ``now``, highest first (none created before ``floor``)."""
         streams = self._streams(leagues)
-        now_us = epoch_us(now)  # trend(post.score, post.created_at, now) is _trend_us(post.score, post.created_us, now_us)
+        now_us = epoch_us(now)  # a post's trend at now: _trend_us(post.score, post.created_us, now_us)
         if sum(len(self._time[league].items) for league in streams) <= _SMALL:
             # A few hundred posts are sorted faster than searched; the filter then reads only as
             # many as the page takes.
-            ranked = [(_trend_us(p.score, p.created_us, now_us), p.key, p) for league in streams for p in self._time[league].items
+            ranked = [(_trend_us(p.score, p.created_us, now_us), p.key, p)
+                      for league in streams for p in self._time[league].items
                       if floor is None or p.created_at >= floor]
             ranked.sort(reverse=True)  # keys are unique (they end in the id): posts are never compared
             yield from (p for _t, _k, p in ranked if keep(p))
@@ -175,6 +176,7 @@ class PostIndex:
         # (-bound, -hour, tiebreak, posts, next): the highest bound first, the newest hour among equals.
         open_buckets: list[tuple[float, int, int, list[Any], int]] = []
         found: list[tuple[float, _Newest]] = []  # (-trend, newest first)
+
         def unopened_bound(k: int) -> float:
             """The bound of every post in hour k and older, none of which is open yet."""
             return bound(self.max_score, k) if k >= oldest else -math.inf
