@@ -476,7 +476,7 @@ class APICall(Generic[T]):
     free: bool = False
     """Not counted against the quota (GET /account/information): no draw from a budget."""
 
-    def with_params(self, **changes: str) -> APICall[T]:
+    def with_params(self, /, **changes: str) -> APICall[T]:
         return replace(self, params={**self.params, **changes})
 
 

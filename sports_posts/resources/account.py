@@ -15,11 +15,11 @@ __all__ = ["Account", "AsyncAccount"]
 class Account(Resource[SyncRequester]):
     """``client.account``: the account behind the API key."""
 
-    def information(self, **options: Unpack[RequestOptions]) -> AccountInformation:
+    def information(self, /, **options: Unpack[RequestOptions]) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return self._client._result(_endpoints.account_information(**options), same)
 
-    def x_ids(self, **options: Unpack[RequestOptions]) -> ComplianceList:
+    def x_ids(self, /, **options: Unpack[RequestOptions]) -> ComplianceList:
         """Post ids to delete from your own storage for platform compliance."""
         return self._client._result(_endpoints.account_x_ids(**options), same)
 
@@ -27,10 +27,10 @@ class Account(Resource[SyncRequester]):
 class AsyncAccount(Resource[AsyncRequester]):
     """``aclient.account``: the account behind the API key, awaited."""
 
-    async def information(self, **options: Unpack[RequestOptions]) -> AccountInformation:
+    async def information(self, /, **options: Unpack[RequestOptions]) -> AccountInformation:
         """Plan, billing cycle and calls used (free: not counted against the quota)."""
         return await self._client._result(_endpoints.account_information(**options), same)
 
-    async def x_ids(self, **options: Unpack[RequestOptions]) -> ComplianceList:
+    async def x_ids(self, /, **options: Unpack[RequestOptions]) -> ComplianceList:
         """Post ids to delete from your own storage for platform compliance."""
         return await self._client._result(_endpoints.account_x_ids(**options), same)

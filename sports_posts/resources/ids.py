@@ -20,11 +20,13 @@ class IdsLookupOptions(IdsLookup, RequestOptions, total=False):
 class Ids(Resource[SyncRequester]):
     """``client.ids``: look up teams and other entities by league."""
 
-    def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
+    def teams(self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""
         return self._client._result(_endpoints.ids_teams(league, **lookup), same)
 
-    def list(self, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> IdList:
+    def list(
+        self, /, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]
+    ) -> IdList:
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
         return self._client._result(_endpoints.ids_list(entity, league, **lookup), same)
 
@@ -32,10 +34,12 @@ class Ids(Resource[SyncRequester]):
 class AsyncIds(Resource[AsyncRequester]):
     """``aclient.ids``: look up teams and other entities by league, awaited."""
 
-    async def teams(self, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
+    async def teams(self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
         """Every team of a league, alphabetical by location, or the one matching ``lookup``."""
         return await self._client._result(_endpoints.ids_teams(league, **lookup), same)
 
-    async def list(self, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> IdList:
+    async def list(
+        self, /, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]
+    ) -> IdList:
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
         return await self._client._result(_endpoints.ids_list(entity, league, **lookup), same)

@@ -41,7 +41,7 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
 
     _poller: Callable[..., PollerT]
 
-    def list(self, **params: Unpack[PostsListOptions]) -> PageT:
+    def list(self, /, **params: Unpack[PostsListOptions]) -> PageT:
         """Posts matching ``params``; iterate to page on.
 
         Takes every query parameter of GET /posts as a keyword, plus the per-call options
@@ -49,7 +49,7 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         [Parameters of `posts.list`][posts-list-parameters]."""
         raise NotImplementedError
 
-    def trending(self, **filters: Unpack[PostFiltersOptions]) -> PageT:
+    def trending(self, /, **filters: Unpack[PostFiltersOptions]) -> PageT:
         """Trending posts (``sort=trending`` unless another sort is given)."""
         filters.setdefault("sort", "trending")
         return self.list(**filters)
@@ -64,22 +64,33 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         filters["sports"] = sports
         return self.list(**filters)
 
-    def by_team(self, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]) -> PageT:
+    def by_team(
+        self, /, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> PageT:
         """Team mode: up to 10 team ids in the ``id_type`` id system."""
         return self.list(teams=teams, id_type=id_type, **filters)
 
-    def by_player(self, players: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]) -> PageT:
+    def by_player(
+        self, /, players: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> PageT:
         """Player mode: up to 100 player ids in the ``id_type`` id system."""
         return self.list(players=players, id_type=id_type, **filters)
 
     def nearby(
-        self, lat: Number, lng: Number, *, radius_km: Optional[Number] = None, **filters: Unpack[PostFiltersOptions]
+        self,
+        /,
+        lat: Number,
+        lng: Number,
+        *,
+        radius_km: Optional[Number] = None,
+        **filters: Unpack[PostFiltersOptions],
     ) -> PageT:
         """Nearby mode: posts geotagged within ``radius_km`` of a point."""
         return self.list(lat=lat, lng=lng, radius_km=radius_km, **filters)
 
     def for_game(
         self,
+        /,
         match: CSV,
         start_time: DateTimeLike,
         *,
@@ -87,10 +98,13 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         **filters: Unpack[PostFiltersOptions],
     ) -> PageT:
         """Game mode: posts of one game, given its two team ids and its start time."""
-        return self.list(match=match, start_time=start_time, include_pregame=include_pregame, **filters)
+        return self.list(
+            match=match, start_time=start_time, include_pregame=include_pregame, **filters
+        )
 
     def poll(
         self,
+        /,
         *,
         since: Optional[DateTimeLike] = None,
         interval: Union[float, timedelta] = 60.0,
@@ -122,14 +136,16 @@ class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
 
     _poller = Poller
 
-    def list(self, **params: Unpack[PostsListOptions]) -> SyncPage[Post]:
+    def list(self, /, **params: Unpack[PostsListOptions]) -> SyncPage[Post]:
         """Posts matching ``params``; iterate to page on.
 
         Takes every query parameter of GET /posts as a keyword, plus the per-call options
         ``extra_headers``, ``extra_query`` and ``timeout``: see
         [Parameters of `posts.list`][posts-list-parameters]."""
         call = _endpoints.posts_list(params)
-        return self._client._result(call, lambda first: SyncPage(self._client._request, call, first))
+        return self._client._result(
+            call, lambda first: SyncPage(self._client._request, call, first)
+        )
 
 
 class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
@@ -137,7 +153,7 @@ class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
 
     _poller = AsyncPoller
 
-    def list(self, **params: Unpack[PostsListOptions]) -> AsyncPage[Post]:
+    def list(self, /, **params: Unpack[PostsListOptions]) -> AsyncPage[Post]:
         """Posts matching ``params``; ``await`` for one page or ``async for`` every post.
 
         Takes the same keywords as the sync ``list``: see

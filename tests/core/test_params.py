@@ -260,3 +260,53 @@ def test_any_arguments_encode_or_raise_parameter_error(params: dict[str, Any]) -
         return
     assert all(isinstance(v, str) for v in query.values())
     httpx.Request("GET", "https://api.test/v1/posts", params=query)  # encodable on the wire
+
+
+SELF_KEYWORD = [
+    lambda c: c.posts.list(**{"self": 1}),
+    lambda c: c.posts.trending(**{"self": 1}),
+    lambda c: c.posts.by_league("NFL", **{"self": 1}),
+    lambda c: c.posts.by_sport("soccer", **{"self": 1}),
+    lambda c: c.posts.by_team("1", id_type="service", **{"self": 1}),
+    lambda c: c.posts.by_player("1", id_type="service", **{"self": 1}),
+    lambda c: c.posts.nearby(1, 2, **{"self": 1}),
+    lambda c: c.posts.for_game("1,2", "2024-05-01T00:00:00Z", **{"self": 1}),
+    lambda c: c.ids.teams("NFL", **{"self": 1}),
+    lambda c: c.ids.list("players", "NFL", **{"self": 1}),
+    lambda c: c.account.information(**{"self": 1}),
+    lambda c: c.account.x_ids(**{"self": 1}),
+    lambda c: c.posts.poll(**{"self": 1}),
+]
+
+
+@pytest.mark.parametrize("call", SELF_KEYWORD)
+def test_a_keyword_named_self_is_an_unknown_parameter_not_a_type_error(
+    runner: Runner, api: respx.MockRouter, call: Any
+) -> None:
+    """Found by the parameter fuzz: ``**{"self": ...}`` collided with the bound instance."""
+    route = api.get(url__regex=".*").respond(200, json=page([]))
+    with pytest.raises(ParameterError) as info:
+        runner.run(call)
+    assert info.value.parameter == "self"
+    assert route.call_count == 0
+
+
+def test_every_public_method_that_takes_keywords_binds_self_positionally() -> None:
+    """So that no keyword a caller passes can collide with the instance (the test above, for new methods)."""
+    import inspect
+
+    from sports_posts.resources import account, ids, posts
+
+    checked = 0
+    for module in (account, ids, posts):
+        for cls in vars(module).values():
+            if not (inspect.isclass(cls) and cls.__module__ == module.__name__):
+                continue
+            for name, method in vars(cls).items():
+                if name.startswith("_") or not inspect.isfunction(method):
+                    continue
+                parameters = list(inspect.signature(method).parameters.values())
+                if any(p.kind is p.VAR_KEYWORD for p in parameters):
+                    assert parameters[0].kind is parameters[0].POSITIONAL_ONLY, f"{cls.__name__}.{name}"
+                    checked += 1
+    assert checked >= 16
