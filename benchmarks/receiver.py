@@ -189,7 +189,7 @@ def chart(summary: list[dict[str, Any]]) -> str:
     levels = [row["concurrency"] for row in summary]
 
     def panel(x0: int, metric: str, title: str, unit: str) -> list[str]:
-        top = max(max(row[f"sdk_{metric}"], row[f"bare_{metric}"]) for row in summary) * 1.15
+        top: float = max(max(row[f"sdk_{metric}"], row[f"bare_{metric}"]) for row in summary) * 1.15
         def px(i: int) -> float:
             return x0 + pad + (width - 2 * pad) * (i / max(1, len(levels) - 1))
         def py(value: float) -> float:
