@@ -142,10 +142,10 @@ def _signature_digest(signature: object, header: str = SIGNATURE_HEADER) -> byte
         try:
             signature = bytes(signature).decode("ascii")
         except UnicodeDecodeError:
-            raise SignatureVerificationError("malformed signature: not ASCII") from None
+            raise SignatureVerificationError(f"malformed {header} header: not ASCII") from None
     if not isinstance(signature, str):
         raise SignatureVerificationError(
-            f"malformed signature: expected str, got {type(signature).__name__}"
+            f"malformed {header} header: expected str, got {type(signature).__name__}"
         )
     if not signature:
         raise SignatureVerificationError(f"empty {header} header")
@@ -153,7 +153,7 @@ def _signature_digest(signature: object, header: str = SIGNATURE_HEADER) -> byte
     match = _SIGNATURE.fullmatch(signature.strip(" \t"))
     if match is None:
         raise SignatureVerificationError(
-            "malformed signature: expected 'sha256=' followed by 64 hex digits"
+            f"malformed {header} header: expected 'sha256=' followed by 64 hex digits"
         )
     return bytes.fromhex(match.group(1))
 
@@ -191,7 +191,7 @@ def verify_signature(
             expected = b""
         if len(expected) == 32:
             if not hmac.compare_digest(_hmac_sha256(secret, payload), expected):
-                raise SignatureVerificationError("signature does not match the payload")
+                raise _mismatch(header_names_or_default(header_names))
             return
     names = header_names_or_default(header_names)
     keys = _secret_keys(secret)
@@ -202,7 +202,15 @@ def verify_signature(
         # Every key is tried, so the timing does not say which one of a rotation matched.
         matched |= hmac.compare_digest(_hmac_sha256(key, body), expected)
     if not matched:
-        raise SignatureVerificationError("signature does not match the payload")
+        raise _mismatch(names)
+
+
+def _mismatch(names: WebhookHeaders) -> SignatureVerificationError:
+    """What a wrong signature most often means, naming the header that was checked."""
+    return SignatureVerificationError(
+        f"{names.signature} header does not match the payload: a different signing secret, "
+        "or a body that is not the raw bytes received"
+    )
 
 
 def sign_payload(payload: Payload, secret: Union[str, bytes]) -> str:

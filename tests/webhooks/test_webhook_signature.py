@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import ParameterError, SignatureVerificationError
-from sports_posts.webhooks import sign_payload, verify_signature
+from sports_posts.webhooks import WebhookHeaders, sign_payload, verify_signature
 
 GITHUB_SECRET = "It's a Secret to Everybody"
 GITHUB_PAYLOAD = "Hello, World!"
@@ -102,6 +102,25 @@ MALFORMED: list[tuple[str, Any]] = [
 def test_every_malformed_signature_raises_signature_verification_error(signature: Any) -> None:
     with pytest.raises(SignatureVerificationError):
         verify_signature(GITHUB_PAYLOAD, signature, GITHUB_SECRET)
+
+
+@pytest.mark.parametrize("secret", ["another secret", ["another", "and another"]])
+@pytest.mark.parametrize("names", [None, WebhookHeaders.with_prefix("X-Acme-")])
+def test_a_mismatch_names_the_header_and_its_two_usual_causes(secret: Any, names: Any) -> None:
+    """The one-secret fast path and the general path say the same thing."""
+    header = "X-Service-Signature" if names is None else "X-Acme-Signature"
+    with pytest.raises(SignatureVerificationError) as info:
+        verify_signature(GITHUB_PAYLOAD, GITHUB_SIGNATURE, secret, header_names=names)
+    assert str(info.value).startswith(f"{header} header does not match the payload")
+    assert "signing secret" in str(info.value) and "raw bytes" in str(info.value)
+    assert "another" not in str(info.value)
+
+
+@pytest.mark.parametrize("signature", ["sha256=" + "z" * 64, b"\xff", 12345])
+def test_a_malformed_signature_names_the_header(signature: Any) -> None:
+    names = WebhookHeaders.with_prefix("X-Acme-")
+    with pytest.raises(SignatureVerificationError, match="^malformed X-Acme-Signature header"):
+        verify_signature(GITHUB_PAYLOAD, signature, GITHUB_SECRET, header_names=names)
 
 
 def test_missing_signature_says_missing() -> None:
