@@ -472,7 +472,8 @@ def poll_cycles(
                     "since_id %s is no longer available; continuing with since only", state.since_id
                 )
                 state = state.without_since_id()
-                yield Commit(state)
+                if not unjudged:  # else it is saved once the service's clock has judged it
+                    yield Commit(state)
                 continue
             if (
                 isinstance(result, InvalidParameterError)

@@ -9,6 +9,7 @@ answers by its own clock; the poller reads a clock offset from it.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from typing import Callable
@@ -324,3 +325,43 @@ def test_clock_skew_is_read_only(client: SportsPosts) -> None:
     with pytest.raises(AttributeError):
         poller.clock_skew = timedelta(1)  # type: ignore[misc]
 
+
+
+def test_an_unjudged_watermark_is_not_saved_when_its_since_id_is_gone(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """A watermark 18 minutes ahead of a clock ten minutes behind waits for the service's Date
+    to be judged. A first answer of SINCE_ID_NOT_FOUND drops the hint but must not save the
+    state still being judged: the next answer shows the watermark is 8 minutes in the
+    service's future, and the checkpoint is left as it was."""
+    service.dated = True
+    service.publish("p1", 10.0)
+    future = replace(PollState.start(T0 + timedelta(minutes=8)), since_id="gone",
+                     since_id_created_at=T0 + timedelta(minutes=8))
+    checkpoint = MemoryCheckpoint(future)
+    saved: list[PollState] = []
+    original_save = checkpoint.save
+    checkpoint.save = lambda state: (saved.append(state), original_save(state))[1]  # type: ignore[method-assign]
+    poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, -TEN_MINUTES))
+    with pytest.raises(CheckpointError, match="ahead of the clock"):
+        next(iter(poller))
+    assert [q.get("since_id") for q in service.requests] == ["gone", None]
+    assert saved == [] and checkpoint.load() == future
+
+
+def test_a_watermark_judged_valid_is_saved_without_the_since_id_that_was_gone(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """The same start with a watermark the service's clock finds valid: its first save comes
+    once judged, already without the hint, and the post after it is delivered."""
+    service.dated = True
+    service.publish("p1", 10.0)
+    state = replace(PollState.start(T0 - timedelta(minutes=1)), since_id="gone",
+                    since_id_created_at=T0 - timedelta(minutes=1))
+    checkpoint = MemoryCheckpoint(state)
+    saved: list[PollState] = []
+    original_save = checkpoint.save
+    checkpoint.save = lambda s: (saved.append(s), original_save(s))[1]  # type: ignore[method-assign]
+    poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, -TEN_MINUTES))
+    assert [p.id for p in next(iter(poller))] == ["p1"]
+    assert saved[0] == replace(state, since_id=None, since_id_created_at=None)
