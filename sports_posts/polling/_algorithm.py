@@ -124,7 +124,9 @@ class PollState:
     ``floor`` is the exclusive ``since`` of the next query (never moves back, even if
     ``lookback`` grows between runs); ``seen`` maps each delivered id newer than the floor
     to its ``created_at``; ``since_id`` is a delivered post at or below the floor, sent as
-    a hint that narrows the service's search without changing the answer.
+    a hint that narrows the service's search without changing the answer. ``undated``
+    marks a starting point read from a machine's clock before any answer dated the
+    service's: a run that crashed in its first call leaves it, and the next run corrects it.
     """
 
     watermark: datetime
@@ -132,11 +134,12 @@ class PollState:
     seen: Mapping[str, datetime] = field(default_factory=dict)
     since_id: Optional[str] = None
     since_id_created_at: Optional[datetime] = None
+    undated: bool = False
 
     @classmethod
-    def start(cls, at: datetime) -> PollState:
+    def start(cls, at: datetime, *, undated: bool = False) -> PollState:
         """The state of a poller that delivers every post created after ``at``."""
-        return cls(watermark=_utc(at), floor=_utc(at))
+        return cls(watermark=_utc(at), floor=_utc(at), undated=undated)
 
     def advance(self, batch: list[Post], lookback: timedelta, cycle_started: datetime) -> PollState:
         """The state after a complete cycle that found ``batch``: watermark up, window slid,
@@ -176,6 +179,7 @@ class PollState:
             "seen": {
                 i: _iso(t) for i, t in sorted(self.seen.items(), key=lambda kv: (kv[1], kv[0]))
             },
+            **({"undated": True} if self.undated else {}),
         }
 
     def to_json(self) -> str:
@@ -200,6 +204,9 @@ class PollState:
             raise CheckpointError(
                 f"checkpoint field 'since_id': expected a string, got {type(since_id).__name__}"
             )
+        undated = data.get("undated", False)
+        if type(undated) is not bool:
+            raise CheckpointError(f"checkpoint field 'undated': expected true or false, got {str(undated)[:20]!r}")
         since_id_at_raw = data.get("since_id_created_at")
         since_id_at = (
             None if since_id_at_raw is None else _parse_iso(since_id_at_raw, "since_id_created_at")
@@ -210,6 +217,7 @@ class PollState:
             seen={str(i): _parse_iso(t, f"seen.{str(i)[:40]}") for i, t in seen_raw.items()},
             since_id=since_id if since_id_at is not None else None,
             since_id_created_at=since_id_at if since_id is not None else None,
+            undated=undated,
         )
 
     @classmethod
@@ -400,6 +408,22 @@ def _retry_wait(
     return None
 
 
+def _dated_start(
+    state: PollState, from_clock: bool, skew: ClockSkew, service_start: datetime
+) -> Optional[PollState]:
+    """The starting point by the service's clock, once an answer has dated it; None when it stays.
+
+    This run's own start (``from_clock``) moves either way; an undated one saved by an
+    earlier run moves back only, by this machine's offset (the earlier machine's is not
+    known) and at least to the service's now - lookback."""
+    if from_clock:
+        return PollState.start(state.floor + skew.cautious_offset) if skew.cautious_offset else None
+    if not state.undated:
+        return None
+    start = min(state.floor + min(skew.cautious_offset, timedelta(0)), _utc(service_start))
+    return PollState.start(start) if start != state.floor else None
+
+
 def poll_cycles(
     config: PollConfig,
     state: PollState,
@@ -416,7 +440,10 @@ def poll_cycles(
     cycle's start minus ``lookback`` is where the window may slide to. ``from_clock`` says
     that ``state`` starts at the local clock's now minus ``lookback``: once the first answer
     dates the service's clock, a start that was off by more than ``NOISE`` is moved and the
-    first page asked again (one call, once). A stored watermark ahead of the local clock by
+    first page asked again (one call, once). An ``undated`` state saved by an earlier run
+    (that crashed in its first call, maybe on another machine) is moved back the same way,
+    never forward, and never left in the service's future: it delivered nothing, so an
+    earlier start repeats nothing, and a later one could lose posts. A stored watermark ahead of the local clock by
     more than ``MAX_CLOCK_SKEW`` is judged by the service's clock once its first answer
     comes (and refused at once when no correction could excuse it); every state is judged
     by the service's clock after that first answer.
@@ -506,11 +533,12 @@ def poll_cycles(
             failures = 0
             if first_answer:
                 first_answer = False
-                if from_clock and skew.cautious_offset:
+                moved = _dated_start(state, from_clock, skew, clock() + skew.offset - config.lookback)
+                if moved is not None:
                     # The start was now - lookback on a clock the service disagrees with:
                     # move it to the service's now - lookback and read again from there.
-                    state = PollState.start(state.floor + skew.cautious_offset)
-                    log.info("starting point moved by %s to match the service's clock", skew.cautious_offset)
+                    log.info("starting point moved by %s to match the service's clock", moved.floor - state.floor)
+                    state = moved
                     unjudged = False
                     yield Commit(state)
                     page, found, previous = 1, {}, None

@@ -311,5 +311,6 @@ class _PollerBase:
                     "checkpoint found: resuming at %s (since= is ignored)", stored.floor.isoformat()
                 )
             return stored
-        start = self._since if self._since is not None else self._clock() - self._config.lookback
-        return PollState.start(start)
+        if self._since is not None:
+            return PollState.start(self._since)
+        return PollState.start(self._clock() - self._config.lookback, undated=True)

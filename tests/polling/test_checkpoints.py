@@ -52,6 +52,16 @@ def test_state_round_trips_through_json_with_a_version_field() -> None:
     assert PollState.from_json(STATE.to_json()) == STATE
 
 
+def test_an_undated_start_round_trips_and_a_dated_state_does_not_write_the_field() -> None:
+    """Only a start saved before any answer dated the service's clock carries ``undated``,
+    so every other state reads the same in an SDK that predates the field."""
+    undated = PollState.start(T0, undated=True)
+    assert json.loads(undated.to_json())["undated"] is True
+    assert PollState.from_json(undated.to_json()) == undated
+    assert "undated" not in json.loads(STATE.to_json())
+    assert "undated" not in json.loads(PollState.start(T0).to_json())
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -75,6 +85,8 @@ def test_state_round_trips_through_json_with_a_version_field() -> None:
         b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "since_id": {"x": 1}}',
         b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", '
         b'"since_id": "1", "since_id_created_at": 5}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "undated": 1}',
+        b'{"version": 1, "watermark": "2026-11-21T12:00:00Z", "floor": "2026-11-21T12:00:00Z", "undated": "yes"}',
         b"null",
         b'"a string"',
     ],
@@ -100,6 +112,7 @@ _state_like = st.fixed_dictionaries(
         "seen": st.dictionaries(st.text(max_size=8), _stamps | _json, max_size=4) | _json,
         "since_id": st.text(max_size=8) | _json,
         "since_id_created_at": _stamps | _json,
+        "undated": st.booleans() | _json,
     },
 )
 

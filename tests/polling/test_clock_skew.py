@@ -365,3 +365,44 @@ def test_a_watermark_judged_valid_is_saved_without_the_since_id_that_was_gone(
     poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, -TEN_MINUTES))
     assert [p.id for p in next(iter(poller))] == ["p1"]
     assert saved[0] == replace(state, since_id=None, since_id_created_at=None)
+
+
+class Crash(BaseException):
+    """The process dying mid-call: nothing in the poller catches it."""
+
+
+@pytest.mark.parametrize(
+    ("first_clock", "second_clock"),
+    [(TEN_MINUTES, TEN_MINUTES), (timedelta(minutes=7), timedelta(minutes=7)),
+     (TEN_MINUTES, timedelta(0)), (TEN_MINUTES, -TEN_MINUTES)],
+    ids=["same-machine", "same-machine-within-allowance", "synced-machine", "machine-behind"],
+)
+def test_a_crash_during_the_first_call_of_a_skewed_poller_loses_nothing_on_restart(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness,
+    first_clock: timedelta, second_clock: timedelta,
+) -> None:
+    """A fresh poller saves its start (its clock's now - lookback) before the first call and
+    moves it when that call's Date shows the clock is off. A crash during that call left the
+    unmoved start in the service's future, and the restart trusted it: 7 minutes ahead it
+    refused the checkpoint, 4 minutes ahead (within the allowance) it skipped every post of
+    those minutes in silence. The restart, here or on another machine, now moves it back."""
+    service.dated = True
+    service.publish("in-lookback", -100.0)
+    expected = ["in-lookback", *live_feed(service)]
+    checkpoint = MemoryCheckpoint()
+
+    def crash(service: FakePostsService, query: dict[str, str]) -> None:
+        service.before_answer = None
+        raise Crash
+
+    service.before_answer = crash
+    first = make_poller(client, harness, clock=skewed(harness.clock, first_clock), leagues="NFL",
+                        checkpoint=checkpoint)
+    with pytest.raises(Crash):
+        next(iter(first))
+    saved = checkpoint.load()
+    assert saved is not None and saved.undated, "the start is saved before the first call"
+    harness.until = T0 + timedelta(minutes=31)
+    second = make_poller(client, harness, clock=skewed(harness.clock, second_clock), leagues="NFL",
+                         checkpoint=checkpoint)
+    assert ids(list(second)) == expected
