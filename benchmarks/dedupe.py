@@ -6,6 +6,10 @@ The memory store's figure is a ratio to a ``dict`` + ``threading.Lock`` doing th
 check-and-set (is the key held and unexpired? if not, take it with an expiry) in the same
 run, so the noise of a shared machine cancels out. Redis is shown against redis-py's own
 ``SET NX PX`` and the same command over a bare socket.
+
+``WebhookReceiver.handle()`` is timed with each store (and the durable SQLite inbox) beside
+what a hand-written endpoint does before its handler, in the same run: an HMAC check and a
+``json.loads`` of the same bodies.
 """
 
 from __future__ import annotations
@@ -66,6 +70,68 @@ def _raw_socket_set_nx_per_second(port: int, n: int) -> float:
         return n / (time.perf_counter() - t0)
 
 
+def _signed(tag: str, n: int) -> list[tuple[bytes, dict[str, str]]]:
+    """``n`` (body, headers) pairs, each a new story, signed with ``SECRET``."""
+    import json
+
+    from sports_posts.webhooks import sample_payload, sign_payload
+
+    out = []
+    for i in range(n):
+        body = json.dumps(sample_payload(id=f"{tag}{i:07d}"), separators=(",", ":")).encode()
+        out.append((body, {"X-Service-Signature": sign_payload(body, SECRET),
+                           "X-Service-Delivery": f"d{tag}{i}", "X-Service-Event": "breaking_news"}))
+    return out
+
+
+SECRET = "whsec_benchmark"
+
+
+def _p50_microseconds(call: Callable[[bytes, dict[str, str]], Any], requests: list[tuple[bytes, dict[str, str]]]) -> float:
+    times = []
+    clock = time.perf_counter
+    for body, headers in requests:
+        t0 = clock()
+        call(body, headers)
+        times.append(clock() - t0)
+    times.sort()
+    return times[len(times) // 2] * 1e6
+
+
+def _bare_check(body: bytes, headers: dict[str, str]) -> Any:
+    """What a hand-written endpoint does before its handler: the HMAC check and the parse."""
+    import hashlib
+    import hmac
+    import json
+
+    expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, headers["X-Service-Signature"]):
+        raise ValueError("bad signature")
+    return json.loads(body)
+
+
+_HANDLE_P50: dict[str, float] = {}
+
+
+def _handle_latency(bench: ModuleType, name: str, n: int, **receiver_options: Any) -> None:
+    """p50 of ``handle()`` with a no-op handler, beside the bare check on the same bodies."""
+    from sports_posts.webhooks import WebhookReceiver
+
+    receiver = WebhookReceiver(SECRET, lambda event: None, start_worker=False, **receiver_options)
+    try:
+        ours = _p50_microseconds(lambda b, h: receiver.handle(b, h), _signed(name[:2], n))
+        if receiver.handle(*_signed("zz", 1)[0]).status != 202:
+            raise RuntimeError(f"handle() with {name} did not accept a signed story")
+    finally:
+        receiver.close()
+    if "bare" not in _HANDLE_P50:
+        _HANDLE_P50["bare"] = _p50_microseconds(_bare_check, _signed("bare", n))
+    bare = _HANDLE_P50["bare"]
+    bench.note(f"WebhookReceiver.handle() p50 with {name}",
+               f"{ours:.0f} us; the bare HMAC check + json.loads of the same bodies: {bare:.0f} us",
+               microseconds=round(ours, 1), bare_microseconds=round(bare, 1))
+
+
 def run(quick: bool, bench: ModuleType) -> None:
     from sports_posts.webhooks import MemoryDedupeStore, SQLiteDedupeStore
 
@@ -84,6 +150,14 @@ def run(quick: bool, bench: ModuleType) -> None:
         rate = _claims_per_second(sqlite.claim, n // 10)
         bench.record("SQLiteDedupeStore claims per second", rate, "claims/s", ">= 10,000", rate >= 10_000)
         sqlite.close()
+        from sports_posts.webhooks import SQLiteInbox
+
+        handled = 500 if quick else 3000
+        _handle_latency(bench, "MemoryDedupeStore", handled, store=MemoryDedupeStore())
+        _handle_latency(bench, "SQLiteDedupeStore", handled,
+                        store=SQLiteDedupeStore(os.path.join(tmp, "handle.sqlite3")))
+        _handle_latency(bench, "SQLiteInbox (durable: an fsync before the 2xx)", handled // 3,
+                        inbox=SQLiteInbox(os.path.join(tmp, "inbox.sqlite3")))
     _redis(quick, bench, n // 10)
 
 
@@ -127,6 +201,8 @@ def _redis(quick: bool, bench: ModuleType, n: int) -> None:
                        bare_socket_per_second=round(floor), vs_raw_redis_py=round(rate / raw_rate, 3),
                        vs_bare_socket=round(rate / floor, 3))
             store.close()
+            _handle_latency(bench, "RedisDedupeStore", 500 if quick else 3000,
+                            store=RedisDedupeStore(f"redis://127.0.0.1:{port}/0"))
         finally:
             proc.terminate()
             proc.wait(timeout=10)
