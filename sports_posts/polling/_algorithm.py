@@ -206,7 +206,9 @@ class PollState:
             )
         undated = data.get("undated", False)
         if type(undated) is not bool:
-            raise CheckpointError(f"checkpoint field 'undated': expected true or false, got {str(undated)[:20]!r}")
+            raise CheckpointError(
+                f"checkpoint field 'undated': expected true or false, got {str(undated)[:20]!r}"
+            )
         since_id_at_raw = data.get("since_id_created_at")
         since_id_at = (
             None if since_id_at_raw is None else _parse_iso(since_id_at_raw, "since_id_created_at")
@@ -443,10 +445,10 @@ def poll_cycles(
     first page asked again (one call, once). An ``undated`` state saved by an earlier run
     (that crashed in its first call, maybe on another machine) is moved back the same way,
     never forward, and never left in the service's future: it delivered nothing, so an
-    earlier start repeats nothing, and a later one could lose posts. A stored watermark ahead of the local clock by
-    more than ``MAX_CLOCK_SKEW`` is judged by the service's clock once its first answer
-    comes (and refused at once when no correction could excuse it); every state is judged
-    by the service's clock after that first answer.
+    earlier start repeats nothing, and a later one could lose posts. A stored watermark
+    ahead of the local clock by more than ``MAX_CLOCK_SKEW`` is judged by the service's
+    clock once its first answer comes (and refused at once when no correction could excuse
+    it); every state is judged by the service's clock after that first answer.
 
     Budget: every call made since the last wait is paid for by the next wait, which is at
     least ``calls x 86400 / max_calls_per_day`` seconds; so over any run the calls average
