@@ -14,16 +14,18 @@ from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from typing import Callable
 
+import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sports_posts import AsyncSportsPosts, CheckpointError, MemoryCheckpoint, PollState, SportsPosts
 from sports_posts.polling import ClockSkew
+from sports_posts.polling._algorithm import DEFAULT_LOOKBACK
 from sports_posts.polling._skew import MAX_CORRECTION, parse_http_date
 
 from .conftest import TimeHarness, ids, make_async_poller, make_poller
-from .fake_service import T0, FakeClock, FakePostsService
+from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 TEN_MINUTES = timedelta(minutes=10)
 
@@ -406,3 +408,59 @@ def test_a_crash_during_the_first_call_of_a_skewed_poller_loses_nothing_on_resta
     second = make_poller(client, harness, clock=skewed(harness.clock, second_clock), leagues="NFL",
                          checkpoint=checkpoint)
     assert ids(list(second)) == expected
+
+
+_skews = st.sampled_from([-TEN_MINUTES, timedelta(minutes=-4), timedelta(0), timedelta(seconds=3),
+                          timedelta(minutes=4), timedelta(minutes=7), TEN_MINUTES])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    first_clock=_skews,
+    second_clock=_skews,
+    crash_at=st.integers(1, 5),
+    created=st.lists(st.integers(-1200, 1200).map(lambda x: x / 2), min_size=1, max_size=20),
+)
+def test_a_fresh_poller_crashing_at_any_call_under_any_skews_loses_nothing_repeats_at_most_its_batch(
+    first_clock: timedelta, second_clock: timedelta, crash_at: int, created: list[float]
+) -> None:
+    """A fresh poller (no since=, empty checkpoint) on a clock off by ``first_clock`` dies
+    during its ``crash_at``-th call; another (off by ``second_clock``) resumes the checkpoint.
+    Every post created after the service's start minus lookback is delivered; only the batch
+    in hand when the first died may repeat. A post from before that start comes only from an
+    undated start left by the first clock behind, or moved back by the second clock ahead,
+    never earlier than those two skews allow: never forward, so nothing is lost."""
+    clock = FakeClock()
+    service = FakePostsService(clock)
+    service.dated = True
+    for n, seconds in enumerate(created):
+        service.publish(f"p{n:02d}", seconds, delay=5)
+    start = T0 - DEFAULT_LOOKBACK
+    expected = {p.id for p in service.posts.values() if p.created_at > start}
+
+    def crash(svc: FakePostsService, query: dict[str, str]) -> None:
+        if len(svc.requests) == crash_at:
+            raise Crash
+
+    service.before_answer = crash
+    harness = TimeHarness(clock, until=1300.0)
+    checkpoint = MemoryCheckpoint()
+    runs: list[list[list[str]]] = [[], []]
+    http = httpx.Client(transport=httpx.MockTransport(service.handler))
+    with SportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+        for run, skew in enumerate((first_clock, second_clock)):
+            poller = make_poller(client, harness, clock=skewed(clock, skew), checkpoint=checkpoint)
+            try:
+                for batch in poller:
+                    runs[run].append([p.id for p in batch])
+            except Crash:
+                pass
+    http.close()
+    first = [i for b in runs[0] for i in b]
+    second = [i for b in runs[1] for i in b]
+    assert expected <= set(first) | set(second), "a post was lost"
+    assert set(first) & set(second) <= set(runs[0][-1] if runs[0] else []), "more than the batch in hand repeated"
+    assert len(second) == len(set(second)) and len(first) == len(set(first))
+    earliest = start + min(first_clock, timedelta(0)) - max(second_clock, timedelta(0))
+    extras = {i for i in set(first) | set(second) if i not in expected}
+    assert all(service.posts[i].created_at > earliest for i in extras), "a post from before any start"
