@@ -420,8 +420,8 @@ def _dated_start(
     known) and at least to the service's now - lookback."""
     if from_clock:
         return PollState.start(state.floor + skew.cautious_offset) if skew.cautious_offset else None
-    if not state.undated:
-        return None
+    if not state.undated or state.seen or state.since_id or state.watermark != state.floor:
+        return None  # only a bare start can be undated: anything else has delivered posts
     start = min(state.floor + min(skew.cautious_offset, timedelta(0)), _utc(service_start))
     return PollState.start(start) if start != state.floor else None
 

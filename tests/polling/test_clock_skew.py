@@ -464,3 +464,21 @@ def test_a_fresh_poller_crashing_at_any_call_under_any_skews_loses_nothing_repea
     earliest = start + min(first_clock, timedelta(0)) - max(second_clock, timedelta(0))
     extras = {i for i in set(first) | set(second) if i not in expected}
     assert all(service.posts[i].created_at > earliest for i in extras), "a post from before any start"
+
+
+def test_an_undated_flag_on_a_state_that_has_delivered_posts_moves_nothing(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """Only a bare start can be undated; on a hand-edited state that holds delivered posts
+    the flag is ignored: moving it back would deliver those posts again."""
+    service.dated = True
+    service.publish("delivered", -30.0)
+    service.publish("new", 10.0)
+    at = T0 - timedelta(seconds=30)
+    state = PollState(watermark=at, floor=T0 - timedelta(minutes=3), seen={"delivered": at}, undated=True)
+    checkpoint = MemoryCheckpoint(state)
+    harness.until = T0 + timedelta(minutes=2)
+    poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, TEN_MINUTES))
+    assert ids(list(poller)) == ["new"]
+    sinces = [datetime.fromisoformat(q["since"].replace("Z", "+00:00")) for q in service.requests]
+    assert min(sinces) == state.floor, "the floor never moved back"
