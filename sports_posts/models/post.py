@@ -152,14 +152,20 @@ def _fill_author(fields: dict[str, Any]) -> None:
     """Fill whichever author form the service left out from the one it sent.
 
     Not a validator: a "before" validator would make pydantic build the whole JSON as
-    Python objects first (about 2x slower pages).
+    Python objects first (about 2x slower pages). The ``Author`` of a flat post is built
+    by pydantic-core from the validated username: ``model_construct`` runs in Python and
+    made a page of flat posts parse at 1.7x the same page in plain models, against 1.2x.
     """
     author = fields["author"]
     if author is None:
-        if fields["author_username"] is not None:
-            fields["author"] = Author.model_construct(username=fields["author_username"])
+        username = fields["author_username"]
+        if username is not None:
+            fields["author"] = _author_of({"username": username})
     elif fields["author_username"] is None:
         fields["author_username"] = author.username
+
+
+_author_of = Author.__pydantic_validator__.validate_python
 
 
 class Pagination(SportsPostsModel):

@@ -38,6 +38,22 @@ def test_flat_author_builds_the_nested_one() -> None:
     assert p.author_username == "nflnews" and p.author_id == "42"
 
 
+def test_the_author_built_from_the_flat_form_is_the_one_model_construct_made() -> None:
+    """Built by pydantic-core for speed; it must be indistinguishable from the Python way:
+    the same fields, only ``username`` set (``exclude_unset`` dumps), no extras, a fresh
+    instance per post."""
+    from sports_posts.models.post import Author
+
+    body = json.dumps(page([post(author_username="nflnews"), post(author_username="nflnews")]))
+    first, second = sp.PostsResponse.model_validate_json(body).items
+    expected = Author.model_construct(username="nflnews")
+    for built in (first.author, second.author):
+        assert type(built) is Author and built == expected
+        assert built.__pydantic_fields_set__ == expected.__pydantic_fields_set__ == {"username"}
+        assert built.model_extra == {} and built.model_dump(exclude_unset=True) == {"username": "nflnews"}
+    assert first.author is not second.author
+
+
 def test_nested_author_fills_the_flat_one() -> None:
     p = Post.model_validate(NESTED)
     assert p.author_username == "wojespn"
