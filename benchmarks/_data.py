@@ -41,8 +41,17 @@ def post(i: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def page_bytes(n: int = 100) -> bytes:
+_FORMS = {
+    "both": (),
+    "flat": ("author",),  # the machine-readable description's form
+    "nested": ("author_username", "author_id"),  # the reference example's form
+}
+
+
+def page_bytes(n: int = 100, form: str = "both") -> bytes:
+    """A page of ``n`` posts whose author comes in both forms, or only the ``flat`` or ``nested`` one."""
     rng = random.Random(7)
-    body = {"pagination": {"page": 1, "limit": n, "has_next": True, "has_prev": False},
-            "items": [post(i, rng) for i in range(n)]}
+    left_out = _FORMS[form]
+    items = [{k: v for k, v in post(i, rng).items() if k not in left_out} for i in range(n)]
+    body = {"pagination": {"page": 1, "limit": n, "has_next": True, "has_prev": False}, "items": items}
     return json.dumps(body).encode()

@@ -77,3 +77,13 @@ def parse_plain(body: bytes) -> Page:
     """``body`` into the plain models, the way the SDK parses: from bytes, collector paused."""
     with _collection_paused():
         return Page.model_validate_json(body)
+
+
+def parse_plain_with_authors(body: bytes) -> Page:
+    """``parse_plain``, then an ``Author`` built by hand for each post that came in the flat
+    form only: what a user would write to have both forms, as the SDK's models do."""
+    page = parse_plain(body)
+    for post in page.items:
+        if post.author is None and post.author_username is not None:
+            post.author = Author(username=post.author_username)
+    return page
