@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-__all__ = ["SportsPostsModel", "UTCDateTime", "to_utc"]
+__all__ = ["OpenVocabulary", "SportsPostsModel", "UTCDateTime", "to_utc"]
 
 
 def to_utc(value: datetime) -> datetime:
@@ -44,6 +44,23 @@ class _UTCDateTimeSchema:
 
 UTCDateTime = Annotated[datetime, _UTCDateTimeSchema()]
 """An aware ``datetime`` in UTC, whatever offset the service wrote."""
+
+
+class OpenVocabulary:
+    """Validation of ``Annotated[Union[Literal[...], str], OpenVocabulary()]``: any string.
+
+    The ``Literal`` names the known values for type checkers, editors and the JSON schema;
+    since ``str`` takes every value anyway, pydantic-core checks one string instead of a
+    union that tries the literal first (that union cost 2 to 4 % of a page's parse).
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        known = [value for choice in get_args(source) for value in get_args(choice)]
+        return core_schema.str_schema(metadata={"sports_posts_known": known})
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        known = (schema.get("metadata") or {}).get("sports_posts_known") or []
+        return {"anyOf": [{"enum": known, "type": "string"}, {"type": "string"}]}
 
 
 class SportsPostsModel(BaseModel):

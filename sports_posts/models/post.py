@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 from pydantic_core import SchemaValidator
 
 from .._errors import PaginationError
-from ._base import SportsPostsModel, UTCDateTime
+from ._base import OpenVocabulary, SportsPostsModel, UTCDateTime
 
 __all__ = ["Author", "Media", "MediaType", "Pagination", "Post", "PostsResponse", "TaggedPlayer", "TaggedTeam"]
 
-MediaType = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
+MediaType = Annotated[
+    Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str], OpenVocabulary()
+]
 """Both vocabularies of the spec (image/video/none and photo/gif/animated_gif); open."""
 
 

@@ -8,7 +8,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from .._errors import ParameterError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
-from ..models._base import SportsPostsModel, UTCDateTime
+from ..models._base import OpenVocabulary, SportsPostsModel, UTCDateTime
 from .errors import ReplayedWebhookError
 from .signature import Headers, Payload, Secret, signature_and_delivery, verify_signature
 
@@ -37,32 +37,40 @@ accepts every genuine retry and refuses a captured request replayed later."""
 DEFAULT_CLOCK_SKEW = 300.0
 """Seconds a ``sent_at`` may lie in the future: clocks of the service and the receiver differ."""
 
-NewsStatus = Union[Literal["verified", "rumor", "confirmed"], str]
+NewsStatus = Annotated[Union[Literal["verified", "rumor", "confirmed"], str], OpenVocabulary()]
 """Filter values are verified and rumor; the spec's sample shows confirmed (a discrepancy)."""
-NewsType = Union[
-    Literal[
-        "injury",
-        "trade",
-        "signing",
-        "cut",
-        "suspension",
-        "contract_extension",
-        "roster_move",
-        "return_from_injury",
-        "coaching_change",
-        "draft",
-        "other",
+NewsType = Annotated[
+    Union[
+        Literal[
+            "injury",
+            "trade",
+            "signing",
+            "cut",
+            "suspension",
+            "contract_extension",
+            "roster_move",
+            "return_from_injury",
+            "coaching_change",
+            "draft",
+            "other",
+        ],
+        str,
     ],
-    str,
+    OpenVocabulary(),
 ]
-NewsOrigin = Union[Literal["breaking", "relaying"], str]
-MediaType = Union[Literal["image", "video", "photo", "gif", "animated_gif", "none", "text"], str]
-League = Union[
-    Literal[
-        "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
-        "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA",
+NewsOrigin = Annotated[Union[Literal["breaking", "relaying"], str], OpenVocabulary()]
+MediaType = Annotated[
+    Union[Literal["image", "video", "photo", "gif", "animated_gif", "none", "text"], str], OpenVocabulary()
+]
+League = Annotated[
+    Union[
+        Literal[
+            "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
+            "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA",
+        ],
+        str,
     ],
-    str,
+    OpenVocabulary(),
 ]
 
 

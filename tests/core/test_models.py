@@ -72,6 +72,41 @@ def test_media_type_accepts_both_vocabularies_and_new_values(media_type: str) ->
     assert Post.model_validate(post(media_type=media_type)).media_type == media_type
 
 
+def test_open_vocabularies_take_any_string_and_refuse_other_types() -> None:
+    """Validated as one string (not a Literal-then-str union), with the same outcomes: any
+    string kept as sent, a number refused where the model does not turn numbers into text
+    (``Post`` does, for ids exported as numbers) and refused with a typed error."""
+    from pydantic import ValidationError
+
+    from sports_posts.models.post import Media
+    from sports_posts.webhooks.events import BreakingNewsData
+
+    assert Media.model_validate({"type": "hologram"}).type == "hologram"
+    assert Post.model_validate(post(media_type=3)).media_type == "3"
+    with pytest.raises(ValidationError, match="valid string"):
+        Media.model_validate({"type": 5})
+    data = {"id": "1", "post_url": "u", "text": "t", "event_id": "e", "league": "KABADDI",
+            "news_type": "rumour_mill", "news_status": "developing", "news_origin": "wire"}
+    parsed = BreakingNewsData.model_validate(data)
+    assert (parsed.league, parsed.news_type, parsed.news_status, parsed.news_origin) == (
+        "KABADDI", "rumour_mill", "developing", "wire")
+    with pytest.raises(ValidationError, match="league"):
+        BreakingNewsData.model_validate({**data, "league": ["NFL"]})
+
+
+def test_open_vocabularies_keep_their_known_values_in_the_json_schema() -> None:
+    """Editors and generated docs still list the known values, then any other string."""
+    from sports_posts.models.post import Media
+    from sports_posts.webhooks.events import BreakingNewsData
+
+    known = ["image", "photo", "video", "gif", "animated_gif", "none"]
+    listed = {"anyOf": [{"enum": known, "type": "string"}, {"type": "string"}, {"type": "null"}]}
+    assert Post.model_json_schema()["properties"]["media_type"]["anyOf"] == listed["anyOf"]
+    assert Media.model_json_schema()["properties"]["type"]["anyOf"] == listed["anyOf"]
+    league = BreakingNewsData.model_json_schema()["properties"]["league"]
+    assert league["anyOf"][0]["enum"][:3] == ["NFL", "NCAAFB", "NBA"] and league["anyOf"][1] == {"type": "string"}
+
+
 @pytest.mark.parametrize(
     "stamp",
     ["2024-05-01T12:00:00Z", "2024-05-01T12:00:00+00:00", "2024-05-01T14:00:00+02:00",
