@@ -339,6 +339,10 @@ class ClientConfig:
     """Drawn from right before each request is sent (``None``: no budget)."""
     _headers: dict[bool, Headers] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The headers of every request, built once for each User-Agent choice (see ``headers``)."""
+    _merged: dict[None, tuple[tuple[tuple[bytes, bytes], ...], Headers]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """The last client headers seen and ours merged over them (see ``merged_headers``)."""
 
     @classmethod
     def resolve(
@@ -419,6 +423,20 @@ class ClientConfig:
             self._headers[own_agent] = built
         return built.copy()
 
+    def merged_headers(self, client_headers: Headers) -> Headers:
+        """What the client's own ``build_request`` sends: its headers, ours over them.
+
+        Built again only when the client's headers change (a caller may set one between
+        calls), so a call does not merge and re-case the same headers each time. Not a
+        copy: ``Request`` copies the headers it is given."""
+        key = tuple(client_headers.raw)
+        last = self._merged.get(None)
+        if last is None or last[0] != key:
+            merged = self.stack.module.Headers(client_headers)
+            merged.update(self.headers(client_headers))
+            last = self._merged[None] = (key, merged)
+        return last[1]
+
 
 # ---------------------------------------------------------------------------------------
 # A call as data, with the options of that one call
@@ -490,6 +508,9 @@ class RequestBuilder(Protocol):
     @property
     def params(self) -> QueryParams: ...
 
+    @property
+    def cookies(self) -> Any: ...
+
     def build_request(
         self, method: str, url: str, *, params: Any = ..., headers: Any = ..., extensions: Any = ...
     ) -> Request: ...
@@ -504,28 +525,47 @@ def build_request(
 ) -> Request:
     """The HTTP request of a call: the client's defaults, the call's extra headers and
     query, then auth; each phase's timeout shrunk to the ``remaining`` seconds."""
-    headers = config.headers(client.headers if client is not None else None)
-    for name, value in call.options.headers.items():
-        headers[name] = value
     params = {**call.params, **call.options.query}
     timeouts = (call.options.timeout or config.timeout).as_dict()
     if remaining is not None:
         timeouts = {k: remaining if v is None else min(v, remaining) for k, v in timeouts.items()}
     url = config.base_url + call.path
     extensions = {"timeout": timeouts}
+    extra = call.options.headers
     try:
         if client is None:
+            headers = config.headers()
+            _set(headers, extra)
             request = Request(call.method, _with_query(url, params), headers=headers, extensions=extensions)
-        elif not client.params:
-            # The query goes in the URL string, encoded as the library encodes ``params``:
-            # one URL parse instead of three (parse, merge, parse again).
+        elif not client.params and _builds_as_its_library(client, config.stack):
+            # What the library's build_request makes of it, with the query in the URL
+            # string (encoded as the library encodes ``params``: one URL parse instead of
+            # three) and the client's headers merged with ours once, not on every call.
             query_url = _with_query(url, params, config.stack.module.QueryParams)
-            request = client.build_request(call.method, query_url, headers=headers, extensions=extensions)
-        else:  # the library merges the client's own params with ``params`` only
+            headers = config.merged_headers(client.headers)
+            if extra:
+                headers = headers.copy()
+                _set(headers, extra)
+            request = config.stack.module.Request(call.method, query_url, headers=headers, extensions=extensions)
+        else:  # cookies, params or a build_request of its own: the client merges them
+            headers = config.headers(client.headers)
+            _set(headers, extra)
             request = client.build_request(call.method, url, params=params, headers=headers, extensions=extensions)
     except (InvalidURL, config.stack.module.InvalidURL):  # a query past the library's own limit
         raise url_too_long(params) from None
     return within_url_limit(request)
+
+
+def _set(headers: Headers, extra: Mapping[str, str]) -> None:
+    """The call's ``extra_headers`` over the others (each name replaced, not repeated)."""
+    for name, value in extra.items():
+        headers[name] = value
+
+
+def _builds_as_its_library(client: RequestBuilder, stack: Stack) -> bool:
+    """Whether ``client.build_request`` would only merge its headers and the URL (no
+    cookies to add, not overridden by a subclass): then the SDK builds the same request."""
+    return type(client).build_request is stack.Client.build_request and not client.cookies
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*", re.ASCII)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import sports_posts as sp
 from sports_posts import _endpoints
-from sports_posts._transport import ClientConfig, build_request
+from sports_posts._transport import _SDK_HEADERS, ClientConfig, build_request
 from tests.runner import Runner
 
 from .bodies import INFO
@@ -241,3 +241,63 @@ def test_headers_built_once_still_follow_each_call_and_the_clients_user_agent(ap
     assert [h.get("x-trace") for h in sent] == ["t-1", None, None, None]
     assert [h["user-agent"].split("/")[0] for h in sent] == ["sports-posts-python"] * 2 + ["acme-app", "sports-posts-python"]
     assert all(h["authorization"] == f"Bearer {API_KEY}" for h in sent)
+
+
+# ---------------------------------------------------------------------------------------
+# The request the SDK builds is the one the client's own build_request would build
+
+_NAMES = st.sampled_from(["User-Agent", "Accept", "X-Tenant", "x-tenant", "Authorization", "Accept-Encoding"])
+_VALUES = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=8)
+
+
+def _by_the_library(config: ClientConfig, call: Any, http: Any) -> Any:
+    """The request as before the shortcut: our headers, merged by the client itself."""
+    headers = config.headers(http.headers)
+    for name, value in call.options.headers.items():
+        headers[name] = value
+    return http.build_request(call.method, str(build_request(config, call).url), headers=headers,
+                              extensions={"timeout": {}})
+
+
+@pytest.mark.parametrize("stack", ["httpx", "httpx2"])
+@settings(max_examples=40, deadline=None)
+@given(client_headers=st.dictionaries(_NAMES, _VALUES, max_size=3), defaults=st.dictionaries(_NAMES, _VALUES, max_size=2),
+       extra=st.dictionaries(_NAMES, _VALUES, max_size=2))
+def test_the_request_built_is_the_one_the_clients_build_request_makes(
+    stack: str, client_headers: dict[str, str], defaults: dict[str, str], extra: dict[str, str]
+) -> None:
+    import importlib
+
+    lib: Any = importlib.import_module(stack)
+    # The SDK's own headers are refused in both (tested apart); the client may set any.
+    defaults, extra = ({k: v for k, v in d.items() if k.lower() not in _SDK_HEADERS} for d in (defaults, extra))
+    config = ClientConfig.resolve(api_key=API_KEY, base_url=BASE_URL, auth_scheme="bearer", timeout=5.0,
+                                  max_retries=0, default_headers=defaults, stack=sp._http.load_stack(stack))
+    with lib.Client(headers=client_headers) as http:
+        call = _endpoints.posts_list({"leagues": "NFL", "extra_headers": extra})
+        for _ in range(2):  # built, then from what the first call kept
+            ours, theirs = build_request(config, call, http), _by_the_library(config, call, http)
+            assert type(ours) is type(theirs) and ours.url == theirs.url and ours.method == theirs.method
+            assert sorted(ours.headers.multi_items()) == sorted(theirs.headers.multi_items())
+
+
+def test_a_request_changed_after_it_is_built_leaves_the_next_one_as_it_was() -> None:
+    with httpx.Client(headers={"X-Tenant": "acme"}) as http:
+        first = build_request(CONFIG, _endpoints.posts_list({}), http)
+        first.headers["X-Signed"] = "by-a-hook"
+        del first.headers["x-tenant"]
+        again = build_request(CONFIG, _endpoints.posts_list({}), http)
+    assert "x-signed" not in again.headers and again.headers["x-tenant"] == "acme"
+
+
+def test_a_client_whose_build_request_is_its_own_still_builds_every_request() -> None:
+    class Signing(httpx.Client):
+        def build_request(self, method: str, url: Any, **kwargs: Any) -> httpx.Request:
+            request = super().build_request(method, url, **kwargs)
+            request.headers["X-Signature"] = "signed"
+            return request
+
+    with Signing() as http:
+        assert build_request(CONFIG, _endpoints.posts_list({}), http).headers["x-signature"] == "signed"
+    with httpx.Client(cookies={"session": "s1"}) as http:  # the client adds its cookies
+        assert build_request(CONFIG, _endpoints.posts_list({}), http).headers["cookie"] == "session=s1"
