@@ -17,6 +17,7 @@ import sports_posts as sp
 from sports_posts import _endpoints
 from sports_posts._transport import _SDK_HEADERS, ClientConfig, build_request
 from tests.runner import Runner
+from tests.stacks import STACKS, module
 
 from .bodies import INFO
 from .conftest import API_KEY, BASE_URL, page, post
@@ -259,16 +260,14 @@ def _by_the_library(config: ClientConfig, call: Any, http: Any) -> Any:
                               extensions={"timeout": {}})
 
 
-@pytest.mark.parametrize("stack", ["httpx", "httpx2"])
+@pytest.mark.parametrize("stack", STACKS)
 @settings(max_examples=40, deadline=None)
 @given(client_headers=st.dictionaries(_NAMES, _VALUES, max_size=3), defaults=st.dictionaries(_NAMES, _VALUES, max_size=2),
        extra=st.dictionaries(_NAMES, _VALUES, max_size=2))
 def test_the_request_built_is_the_one_the_clients_build_request_makes(
     stack: str, client_headers: dict[str, str], defaults: dict[str, str], extra: dict[str, str]
 ) -> None:
-    import importlib
-
-    lib: Any = importlib.import_module(stack)
+    lib: Any = module(stack)
     # The SDK's own headers are refused in both (tested apart); the client may set any.
     defaults, extra = ({k: v for k, v in d.items() if k.lower() not in _SDK_HEADERS} for d in (defaults, extra))
     config = ClientConfig.resolve(api_key=API_KEY, base_url=BASE_URL, auth_scheme="bearer", timeout=5.0,
