@@ -150,3 +150,43 @@ def test_an_encoding_the_client_did_not_ask_for_or_a_corrupt_one_is_a_typed_erro
 
     with ScriptedServer(script) as server, pytest.raises(sp.APIResponseValidationError):
         call(kind, server.base_url, lambda c: c.account.information())
+
+
+def test_a_body_cut_at_the_bound_gives_its_connection_back(kind: str) -> None:
+    """Reading stops at the bound with an error; the connection still goes back, so a pool
+    of one serves the next call (else it waits for a slot until its timeout)."""
+    import asyncio
+
+    import httpx
+
+    body = json.dumps(INFO).encode()
+    answered = head(headers={"Content-Type": "application/json", "Content-Length": str(len(body))}) + body
+    seen: list[int] = []
+
+    def script(conn: Connection) -> None:
+        seen.append(1)
+        if len(seen) == 1:
+            conn.send(head(headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"}))
+            conn.send_chunked(_zeros(8 * MiB))
+        else:
+            conn.send(answered)
+
+    options: dict[str, Any] = {"api_key": "k" * 40, "max_retries": 0, "timeout": 5.0, "max_response_bytes": MiB}
+    limits = httpx.Limits(max_connections=1)
+    with ScriptedServer(script) as server:
+        if kind == "sync":
+            with sp.SportsPosts(base_url=server.base_url, http_client=httpx.Client(limits=limits), **options) as client:
+                with pytest.raises(sp.ResponseTooLargeError):
+                    client.account.information()
+                info = client.account.information()
+        else:
+
+            async def main() -> Any:
+                pool = httpx.AsyncClient(limits=limits)
+                async with sp.AsyncSportsPosts(base_url=server.base_url, http_client=pool, **options) as client:
+                    with pytest.raises(sp.ResponseTooLargeError):
+                        await client.account.information()
+                    return await client.account.information()
+
+            info = asyncio.run(main())
+    assert info.company.name == "Acme" and len(seen) == 2

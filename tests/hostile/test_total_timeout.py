@@ -7,6 +7,7 @@ bound with a wide margin, never a speed."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -45,3 +46,43 @@ def test_a_body_trickled_a_byte_at_a_time_ends_within_the_timeout(kind: str, int
         conn.trickle(b"{" + b" " * 998 + b"}", interval)
 
     assert _elapsed_until_timeout(kind, script, timeout=1.0) < 1.0 + MARGIN
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["asyncio.timeout", "anyio.fail_after"])
+def test_an_async_call_that_timed_out_gives_its_connection_back(monkeypatch: pytest.MonkeyPatch, native: bool) -> None:
+    """The deadline cancels the read mid-body; the pool's only connection must come back,
+    or the next call would wait for a slot until its own timeout. Both timeout scopes."""
+    import asyncio
+    import json
+
+    import httpx
+
+    from sports_posts import _client
+    from tests.core.bodies import INFO
+
+    if native and not _client._NATIVE_TIMEOUT:
+        pytest.skip("asyncio.timeout is Python 3.11+; older ones take the anyio path, tested beside")
+    monkeypatch.setattr(_client, "_NATIVE_TIMEOUT", native)
+    body = json.dumps(INFO).encode()
+    answered = head(headers={"Content-Type": "application/json", "Content-Length": str(len(body))}) + body
+    calls: list[int] = []
+
+    def script(conn: Connection) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            conn.send(HEAD)
+            conn.trickle(b"{" + b" " * 998 + b"}", 1.0)
+        else:
+            conn.send(answered)
+
+    async def main(base_url: str) -> Any:
+        pool = httpx.AsyncClient(limits=httpx.Limits(max_connections=1))
+        async with sp.AsyncSportsPosts(api_key="k" * 40, base_url=base_url, max_retries=0, timeout=0.5,
+                                       http_client=pool) as client:
+            with pytest.raises(sp.APITimeoutError):
+                await client.account.information()
+            return await client.account.information()
+
+    with ScriptedServer(script) as server:
+        info = asyncio.run(main(server.base_url))
+    assert info.company.name == "Acme" and len(calls) == 2
