@@ -315,7 +315,7 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "poller": bench_poller,
     "sandbox": lambda quick: bench_sandbox(quick, record),
     "receiver": lambda quick: receiver.run(quick, sys.modules[__name__]),
-    "fleet": lambda quick: __import__("benchmarks.fleet", fromlist=["bench_fleet"]).bench_fleet(quick),
+    "fleet": lambda quick: __import__("benchmarks.fleet", fromlist=["bench_fleet"]).bench_fleet(quick, sys.modules[__name__]),
 }
 
 
