@@ -5,13 +5,17 @@ order of the answer; the query takes the first ``page * limit + 1`` of them. The
 page is then the number of posts looked at before enough matched: it depends on how selective
 the filters are, not on how many posts the world holds.
 
-- ``recent``: each league's posts in time order, merged newest first.
+- ``recent``: each league's posts in time order, merged newest first (a ``highlight=true``
+  query walks the league's highlights alone, kept in time order too).
 - ``top``: each league's posts in score order, merged.
 - ``trending`` (``score / (1 + whole_hours_old / 24)``, rounded to 6 places): posts are kept in
   one-hour buckets per league, each in score order. A bucket's next post cannot score more
   than its score over the bucket's youngest possible age, and a bucket not yet opened no more
   than the highest score over its age; a best-first search opens buckets and takes posts only
   while one could still beat the best post found, and emits a post once nothing unseen can.
+  A stream of a few hundred posts is ranked whole instead, and the ranking is kept until a
+  post is added or one of its posts' whole-hour ages changes (a manual clock never moves
+  on its own: the sandbox of a test suite ranks once per ``advance``).
 
 Ties break as everywhere in the sandbox: created_at, then id, newest first.
 """
@@ -95,11 +99,15 @@ class PostIndex:
         self._time: dict[str, _Sorted] = {}
         self._score: dict[str, _Sorted] = {}
         self._hours: dict[str, dict[int, _Sorted]] = {}
+        self._highlights: dict[str, _Sorted] = {}
         self.max_score = 0.0
         self._oldest_hour: Optional[int] = None
+        self._version = 0
+        """Bumped by every ``add``: a kept ranking of an older version is stale."""
+        self._ranked: dict[tuple[tuple[str, ...], Optional[datetime]], _Ranking] = {}
 
     def add(self, post: Any) -> None:
-        """Index a post; its league, created_at and score must not change afterwards."""
+        """Index a post; its league, created_at, score and highlight must not change afterwards."""
         key = post.key
         hour = post.created_us // _HOUR_US
         # Each post is filed under its league and under _ALL, which serves the queries of every league
@@ -108,6 +116,9 @@ class PostIndex:
             self._time.setdefault(league, _Sorted()).add(key, post)
             self._score.setdefault(league, _Sorted()).add((post.score, key), post)
             self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
+            if post.highlight:
+                self._highlights.setdefault(league, _Sorted()).add(key, post)
+        self._version += 1
         self.max_score = max(self.max_score, post.score)
         self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
 
@@ -123,12 +134,16 @@ class PostIndex:
 
     def newest_first(
         self, leagues: Collection[str], keep: Callable[[Any], bool], before: Optional[datetime] = None,
-        floor: Optional[datetime] = None,
+        floor: Optional[datetime] = None, highlights: bool = False,
     ) -> Iterator[Any]:
-        """Kept posts of ``leagues``, newest first, created before ``before`` and not before ``floor``."""
+        """Kept posts of ``leagues``, newest first, created before ``before`` and not before ``floor``;
+        with ``highlights``, only highlights are read (``keep`` must refuse the others anyway)."""
         streams = []
+        table = self._highlights if highlights else self._time
         for league in self._streams(leagues):
-            found = self._time[league]
+            found = table.get(league)
+            if found is None:  # a league without a highlight yet
+                continue
             end = len(found.items) if before is None else bisect_right(found.keys, (before,))
             stream = _backwards(found.items, end)
             if floor is not None:  # every later post of the stream is older still
@@ -150,11 +165,7 @@ class PostIndex:
         if sum(len(self._time[league].items) for league in streams) <= _SMALL:
             # A few hundred posts are sorted faster than searched; the filter then reads only as
             # many as the page takes.
-            ranked = [(_trend_us(p.score, p.created_us, now_us), p.key, p)
-                      for league in streams for p in self._time[league].items
-                      if floor is None or p.created_at >= floor]
-            ranked.sort(reverse=True)  # keys are unique (they end in the id): posts are never compared
-            yield from (p for _t, _k, p in ranked if keep(p))
+            yield from filter(keep, self._small_ranking(streams, now_us, floor))
             return
         hours = [self._hours[league] for league in streams]
         if not hours or self._oldest_hour is None:
@@ -216,6 +227,49 @@ class PostIndex:
                 at -= 1
                 if keep(post):
                     heapq.heappush(found, (-_trend_us(post.score, post.created_us, now_us), _Newest(post)))
+
+
+    def _small_ranking(self, streams: list[str], now_us: int, floor: Optional[datetime]) -> list[Any]:
+        """The posts of ``streams`` (none created before ``floor``) by trend at ``now_us``: the
+        kept ranking while it holds, else a new one, kept in turn."""
+        key = (tuple(streams), floor)
+        kept = self._ranked.get(key)
+        if kept is not None and kept.version == self._version and kept.since_us <= now_us < kept.until_us:
+            return kept.posts
+        posts = [p for league in streams for p in self._time[league].items if floor is None or p.created_at >= floor]
+        ranking = _Ranking.of(posts, now_us, self._version)
+        if len(self._ranked) >= _KEPT_RANKINGS:
+            self._ranked.clear()
+        self._ranked[key] = ranking
+        return ranking.posts
+
+
+_KEPT_RANKINGS = 64
+"""Rankings kept at most (one per league selection and floor asked); past it, all are dropped."""
+
+
+class _Ranking:
+    """Posts by trend at an instant, and the span of instants over which that order holds: a
+    post's trend changes only when its whole-hour age does."""
+
+    __slots__ = ("posts", "since_us", "until_us", "version")
+
+    def __init__(self, posts: list[Any], since_us: float, until_us: float, version: int) -> None:
+        self.posts, self.since_us, self.until_us, self.version = posts, since_us, until_us, version
+
+    @classmethod
+    def of(cls, posts: list[Any], now_us: int, version: int) -> _Ranking:
+        since_us: float = -math.inf
+        until_us: float = math.inf
+        ranked = []
+        for p in posts:
+            hours = max(0, (now_us - p.created_us) // _HOUR_US)  # a post not yet created is 0 hours old
+            ranked.append((_damped(p.score, hours), p.key, p))
+            until_us = min(until_us, p.created_us + (hours + 1) * _HOUR_US)
+            if now_us >= p.created_us:
+                since_us = max(since_us, p.created_us + hours * _HOUR_US)
+        ranked.sort(reverse=True)  # keys are unique (they end in the id): posts are never compared
+        return cls([p for _t, _k, p in ranked], since_us, until_us, version)
 
 
 _BY_TIME = attrgetter("key")

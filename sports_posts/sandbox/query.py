@@ -492,7 +492,7 @@ def run_posts_query(
             return world.index.top_first(leagues, keep)
         if sort == "trending":
             return world.index.trending_first(leagues, keep, now, floor)
-        return world.index.newest_first(leagues, keep, window[1] if window else None, floor)
+        return world.index.newest_first(leagues, keep, window[1] if window else None, floor, q.highlight)
 
     start = (q.page - 1) * q.limit
     with world.lock:

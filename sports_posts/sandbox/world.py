@@ -652,8 +652,9 @@ class World:
         for league in leagues:
             created = self.start - timedelta(seconds=rng.uniform(1.0, span))
             self._add(self._make_post(rng, created, league))
-        # A few posts were already deleted before the sandbox started: the compliance list is not empty.
-        for post in rng.sample(self.posts, max(1, len(self.posts) // 200)):
+        # A few posts were already deleted before the sandbox started: the compliance list is not
+        # empty (unless there is no history at all).
+        for post in rng.sample(self.posts, min(len(self.posts), max(1, len(self.posts) // 200))):
             self._mark_deleted(post, post.created_at + (self.start - post.created_at) * rng.uniform(0.2, 0.9))
 
     def _add(self, post: Post) -> None:

@@ -95,3 +95,45 @@ def test_every_page_equals_the_filter_and_sort_of_the_whole_world(params: dict[s
     assert [p.id for p in result.items] == [p.id for p in expected[start:start + q.limit]]
     assert result.has_next == (len(expected) > start + q.limit)
     assert result.total == len(expected)
+
+
+def _same_as_naive(world: World, params: dict[str, str], now: datetime) -> None:
+    q = parse_posts_query(params, world.leagues)
+    result = run_posts_query(world, q, now)
+    expected = naive(world, q, now)
+    assert [p.id for p in result.items] == [p.id for p in expected[:q.limit]], now
+    assert result.total == len(expected)
+
+
+def test_a_kept_trending_ranking_follows_the_clock_both_ways() -> None:
+    # A few hundred posts are ranked whole and the ranking is kept while every post's whole-hour
+    # age holds: asking again as time moves on (and back: a test may set the clock back) must
+    # re-rank exactly when an age changes.
+    world = World(3, start=DEFAULT_START, posts=300, posts_per_minute=0.0, deletions_per_hour=0.0)
+    params = {"sort": "trending", "leagues": "NFL,NBA", "limit": "100"}
+    steps = [DEFAULT_START + timedelta(minutes=7 * k) for k in range(40)]
+    for now in steps + steps[::-1]:
+        _same_as_naive(world, params, now)
+        _same_as_naive(world, params, now)  # the second ask reads the kept ranking
+
+
+def test_a_kept_trending_ranking_takes_in_a_post_published_since() -> None:
+    world = World(3, start=DEFAULT_START, posts=300, posts_per_minute=0.0, deletions_per_hour=0.0)
+    params = {"sort": "trending", "leagues": "NHL", "limit": "10"}
+    _same_as_naive(world, params, DEFAULT_START)
+    post = world.publish(league="NHL", created_at=DEFAULT_START - timedelta(minutes=5), score=9.9)
+    _same_as_naive(world, params, DEFAULT_START)
+    q = parse_posts_query(params, world.leagues)
+    assert post.id in [p.id for p in run_posts_query(world, q, DEFAULT_START).items]
+
+
+def test_highlights_of_a_league_that_has_none_yet_is_an_empty_page() -> None:
+    # A world without history (it starts empty, a test publishes what it needs).
+    world = World(3, start=DEFAULT_START, posts=0, history_hours=0, posts_per_minute=0.0, deletions_per_hour=0.0)
+    assert world.posts == []
+    world.publish(league="NBA", highlight=False)
+    world.publish(league="NFL", highlight=True, media_type="video")
+    for leagues, found in (("NBA", 0), ("NBA,NFL", 1)):
+        q = parse_posts_query({"leagues": leagues, "highlight": "true", "sort": "recent"}, world.leagues)
+        result = run_posts_query(world, q, DEFAULT_START)
+        assert len(result.items) == found and result.total == found
