@@ -52,8 +52,13 @@ class Connection:
 
 
 def head(status: str = "200 OK", headers: Optional[dict[str, str]] = None) -> bytes:
-    """A response head."""
-    lines = [f"HTTP/1.1 {status}"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+    """A response head; it says ``Connection: close`` (unless ``headers`` name a Connection),
+    since the server answers one request per connection: a client that kept the connection
+    for a retry could send on it as the server closes it and read a reset instead."""
+    headers = dict(headers or {})
+    if not any(k.lower() == "connection" for k in headers):
+        headers["Connection"] = "close"
+    lines = [f"HTTP/1.1 {status}"] + [f"{k}: {v}" for k, v in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
