@@ -15,7 +15,10 @@ the filters are, not on how many posts the world holds.
   while one could still beat the best post found, and emits a post once nothing unseen can.
   A stream of a few hundred posts is ranked whole instead, and the ranking is kept until a
   post is added or one of its posts' whole-hour ages changes (a manual clock never moves
-  on its own: the sandbox of a test suite ranks once per ``advance``).
+  on its own: the sandbox of a test suite ranks once per ``advance``). A search asked twice
+  at one instant of one version of the index (a manual clock between advances) is kept,
+  unfiltered and as far as it was read, and replayed for every query of those leagues at
+  that instant, each under its own filter; a clock that moves searches per query.
 
 Ties break as everywhere in the sandbox: created_at, then id, newest first.
 """
@@ -105,6 +108,8 @@ class PostIndex:
         self._version = 0
         """Bumped by every ``add``: a kept ranking of an older version is stale."""
         self._ranked: dict[tuple[tuple[str, ...], Optional[datetime]], _Ranking] = {}
+        self._searched: dict[tuple[tuple[str, ...], Optional[datetime]], _Memo] = {}
+        self._last_asked: dict[tuple[tuple[str, ...], Optional[datetime]], tuple[int, int]] = {}
 
     def add(self, post: Any) -> None:
         """Index a post; its league, created_at, score and highlight must not change afterwards."""
@@ -165,8 +170,24 @@ class PostIndex:
         if sum(len(self._time[league].items) for league in streams) <= _SMALL:
             # A few hundred posts are sorted faster than searched; the filter then reads only as
             # many as the page takes.
-            yield from filter(keep, self._small_ranking(streams, now_us, floor))
-            return
+            return filter(keep, self._small_ranking(streams, now_us, floor))
+        key = (tuple(streams), floor)
+        asked = (now_us, self._version)
+        memo = self._searched.get(key)
+        if memo is None or memo.asked != asked:
+            if self._last_asked.get(key) != asked:  # a clock that moves: search for this query alone
+                _bounded_put(self._last_asked, key, asked)
+                return self._search(streams, keep, now_us, floor)
+            # Asked again at the same instant (a manual clock between advances): every query
+            # of these leagues at this instant reads one search, kept as far as it was read.
+            memo = _Memo(asked, lambda: self._search(streams, _everything, now_us, floor))
+            _bounded_put(self._searched, key, memo)
+        return filter(keep, memo)
+
+    def _search(
+        self, streams: list[str], keep: Callable[[Any], bool], now_us: int, floor: Optional[datetime]
+    ) -> Iterator[Any]:
+        """The best-first search over the hour buckets of ``streams``."""
         hours = [self._hours[league] for league in streams]
         if not hours or self._oldest_hour is None:
             return
@@ -238,14 +259,57 @@ class PostIndex:
             return kept.posts
         posts = [p for league in streams for p in self._time[league].items if floor is None or p.created_at >= floor]
         ranking = _Ranking.of(posts, now_us, self._version)
-        if len(self._ranked) >= _KEPT_RANKINGS:
-            self._ranked.clear()
-        self._ranked[key] = ranking
+        _bounded_put(self._ranked, key, ranking)
         return ranking.posts
 
 
-_KEPT_RANKINGS = 64
-"""Rankings kept at most (one per league selection and floor asked); past it, all are dropped."""
+_KEPT = 64
+"""Rankings and searches kept at most (one per league selection and floor asked); past it, all are dropped."""
+
+
+def _bounded_put(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(table) >= _KEPT and key not in table:
+        table.clear()
+    table[key] = value
+
+
+def _everything(post: Any) -> bool:
+    return True
+
+
+class _Memo:
+    """A search at one instant of one index version, kept as far as a reader took it: the next
+    reader replays the posts kept, then goes on with the search."""
+
+    __slots__ = ("asked", "posts", "_again", "_source")
+
+    def __init__(self, asked: tuple[int, int], search: Callable[[], Iterator[Any]]) -> None:
+        self.asked = asked
+        self.posts: list[Any] = []
+        self._again = search
+        self._source: Optional[Iterator[Any]] = search()
+
+    def __iter__(self) -> Iterator[Any]:
+        posts = self.posts
+        at = 0
+        while True:
+            while at < len(posts):
+                yield posts[at]
+                at += 1
+            if self._source is None:
+                return
+            if at >= _MEMO_POSTS:  # a walk past the posts kept searches again (the total of a test)
+                yield from islice(self._again(), at, None)
+                return
+            post = next(self._source, None)
+            if post is None:
+                self._source = None
+                return
+            posts.append(post)
+
+
+_MEMO_POSTS = 2000
+"""Posts a kept search holds at most: the first pages of any query; a reader past them searches again."""
 
 
 class _Ranking:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sports_posts.sandbox import index
 from sports_posts.sandbox.clock import DEFAULT_START
 from sports_posts.sandbox.index import trend
 from sports_posts.sandbox.query import PostsQuery, parse_posts_query, run_posts_query
@@ -101,7 +103,9 @@ def _same_as_naive(world: World, params: dict[str, str], now: datetime) -> None:
     q = parse_posts_query(params, world.leagues)
     result = run_posts_query(world, q, now)
     expected = naive(world, q, now)
-    assert [p.id for p in result.items] == [p.id for p in expected[:q.limit]], now
+    start = (q.page - 1) * q.limit
+    assert [p.id for p in result.items] == [p.id for p in expected[start:start + q.limit]], now
+    assert result.has_next == (len(expected) > start + q.limit)
     assert result.total == len(expected)
 
 
@@ -137,3 +141,35 @@ def test_highlights_of_a_league_that_has_none_yet_is_an_empty_page() -> None:
         q = parse_posts_query({"leagues": leagues, "highlight": "true", "sort": "recent"}, world.leagues)
         result = run_posts_query(world, q, DEFAULT_START)
         assert len(result.items) == found and result.total == found
+
+
+MEMO_QUERIES = [
+    {"sort": "trending", "limit": "20"},
+    {"sort": "trending", "limit": "7", "page": "3", "min_score": "6.0"},
+    {"sort": "trending", "limit": "50", "media_type": "video", "highlight": "true"},
+    {"sort": "trending", "limit": "10", "leagues": "NFL,NBA,MLB,NHL,EPL"},
+    {"sort": "trending", "limit": "10", "leagues": "NFL,NBA,MLB,NHL,EPL", "has_player": "true"},
+]
+
+
+@pytest.mark.parametrize("kept_posts", [2000, 5])
+def test_a_search_asked_again_at_the_same_instant_is_replayed_for_every_filter(
+    kept_posts: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A manual clock asks the same instant again and again: the second ask keeps the search
+    # (unfiltered, read as far as a reader took it) and the others replay it under their own
+    # filter; past the posts kept (5 here), a reader searches again and skips them.
+    monkeypatch.setattr(index, "_MEMO_POSTS", kept_posts)
+    world = World(5, start=DEFAULT_START, posts=1500, posts_per_minute=0.0, deletions_per_hour=0.0)
+    for minutes in (0, 0, 25, 61, 61, 200):
+        now = DEFAULT_START + timedelta(minutes=minutes)
+        for _ in range(3):
+            for params in MEMO_QUERIES:
+                _same_as_naive(world, params, now)
+    kept = world.index._searched.values()  # the total walked every search to its end
+    assert kept and all(0 < len(memo.posts) <= kept_posts for memo in kept)
+    now = DEFAULT_START + timedelta(minutes=200)
+    post = world.publish(league="NFL", created_at=now - timedelta(minutes=1), score=9.9)
+    q = parse_posts_query(MEMO_QUERIES[0], world.leagues)
+    assert run_posts_query(world, q, now).items[0].id == post.id  # a publish is a new version
+    _same_as_naive(world, MEMO_QUERIES[0], now)
