@@ -56,6 +56,7 @@ from ._http import (
     Stack,
     Timeout,
     default_stack,
+    get_request,
     is_timeout,
 )
 from ._steps import Done, advance
@@ -541,12 +542,17 @@ def build_request(
             # What the library's build_request makes of it, with the query in the URL
             # string (encoded as the library encodes ``params``: one URL parse instead of
             # three) and the client's headers merged with ours once, not on every call.
-            query_url = _with_query(url, params, config.stack.module.QueryParams)
+            query = _query(params, config.stack.module.QueryParams)
             headers = config.merged_headers(client.headers)
             if extra:
                 headers = headers.copy()
                 _set(headers, extra)
-            request = config.stack.module.Request(call.method, query_url, headers=headers, extensions=extensions)
+            if call.method == "GET":  # every endpoint: its address parsed once (get_request)
+                request = get_request(config.stack, url, query, headers, extensions)
+            else:  # pragma: no cover - no endpoint of the service takes another method
+                request = config.stack.module.Request(
+                    call.method, f"{url}?{query}" if query else url, headers=headers, extensions=extensions
+                )
         else:  # cookies, params or a build_request of its own: the client merges them
             headers = config.headers(client.headers)
             _set(headers, extra)
@@ -572,14 +578,20 @@ _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*", re.ASCII)
 """What form encoding leaves as it is (letters, digits and ``_.~-``)."""
 
 
-def _with_query(url: str, params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
-    """``url`` with ``params`` as its query, in the encoding of the library's ``params=``
-    (names and values that need no escaping, the common case, are joined as they are)."""
+def _query(params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
+    """``params`` as a query, in the encoding of the library's ``params=`` (names and
+    values that need no escaping, the common case, are joined as they are)."""
     if not params:
-        return url
-    if all(_PLAIN.fullmatch(name) and _PLAIN.fullmatch(value) for name, value in params.items()):
-        return url + "?" + "&".join([f"{name}={value}" for name, value in params.items()])
-    return f"{url}?{query_params(params)}"
+        return ""
+    if _PLAIN.fullmatch("".join(params)) and _PLAIN.fullmatch("".join(params.values())):
+        return "&".join([f"{name}={value}" for name, value in params.items()])
+    return str(query_params(params))
+
+
+def _with_query(url: str, params: Mapping[str, str], query_params: Callable[[Any], Any] = QueryParams) -> str:
+    """``url`` with ``params`` as its query (``_query``)."""
+    query = _query(params, query_params)
+    return f"{url}?{query}" if query else url
 
 
 MAX_URL_LENGTH = 8192

@@ -44,7 +44,8 @@ def _call(params: dict[str, str]) -> APICall[Any]:
 def test_the_query_is_the_librarys_own_encoding(stack: str, params: dict[str, str]) -> None:
     client = _client(stack)
     expected = client.build_request("GET", BASE + "/posts", params=params).url
-    assert build_request(_config(stack), _call(params), client).url == expected
+    ours = build_request(_config(stack), _call(params), client).url
+    assert ours == expected and ours.raw_path == expected.raw_path and ours.params == expected.params
     assert str(build_request(_config(stack), _call(params), None).url) == str(expected)
 
 

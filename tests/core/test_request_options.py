@@ -277,7 +277,9 @@ def test_the_request_built_is_the_one_the_clients_build_request_makes(
         for _ in range(2):  # built, then from what the first call kept
             ours, theirs = build_request(config, call, http), _by_the_library(config, call, http)
             assert type(ours) is type(theirs) and ours.url == theirs.url and ours.method == theirs.method
+            assert ours.url.raw_path == theirs.url.raw_path and ours.url.netloc == theirs.url.netloc
             assert sorted(ours.headers.multi_items()) == sorted(theirs.headers.multi_items())
+            assert ours.content == theirs.content == b"" and type(ours.stream) is type(theirs.stream)
 
 
 def test_a_request_changed_after_it_is_built_leaves_the_next_one_as_it_was() -> None:
