@@ -539,9 +539,9 @@ def build_request(
             _set(headers, extra)
             request = Request(call.method, _with_query(url, params), headers=headers, extensions=extensions)
         elif not client.params and _builds_as_its_library(client, config.stack):
-            # What the library's build_request makes of it, with the query in the URL
-            # string (encoded as the library encodes ``params``: one URL parse instead of
-            # three) and the client's headers merged with ours once, not on every call.
+            # What the library's build_request makes of it, with the query encoded as the
+            # library encodes ``params`` (set on a kept parse of the address: no URL parse
+            # per call) and the client's headers merged with ours once, not on every call.
             query = _query(params, config.stack.module.QueryParams)
             headers = config.merged_headers(client.headers)
             if extra:
