@@ -72,7 +72,7 @@ __all__ = [
     "PLAIN_QUERY",
     "deadline",
     "deadline_client",
-    "get_request",
+    "library_request",
     "stack_version",
 ]
 
@@ -303,22 +303,27 @@ _PARSED: dict[tuple[str, str], URL] = {}
 _MAX_PARSED = 256
 
 
-def get_request(
-    stack: Stack, address: str, query: str, headers: Headers, extensions: dict[str, Any]
+def library_request(
+    stack: Stack, method: str, address: str, query: str, headers: Headers, extensions: dict[str, Any]
 ) -> Request:
-    """``GET address?query`` (``?query`` left out when empty): the request the library's
-    own ``Request("GET", ...)`` makes of it, same URL, headers and body.
+    """``method address?query`` (``?query`` left out when empty): the request the library's
+    own ``Request(method, ...)`` makes of it, same URL, headers and body.
 
     Parsing the URL is most of the cost of building a request (9 of 15 µs on httpx), and a
-    client sends its calls to a handful of addresses: each is parsed once, and a call's
-    ``query`` (``PLAIN_QUERY``, which the parse would leave as it is) is set on a copy of
-    that parse. Where the library does not hold its parse that way (``_quick``), or the
-    query needs escaping, the whole URL is parsed as before."""
+    client sends its calls to a handful of addresses: for a GET (every endpoint of the
+    service) each is parsed once, and a call's ``query`` (``PLAIN_QUERY``, which the parse
+    would leave as it is) is set on a copy of that parse. Any other method, a query that
+    needs escaping, or a library that does not hold its parse that way (``_quick``) gets
+    the whole URL parsed by ``Request()``."""
     module: Any = stack.module
-    if not PLAIN_QUERY.fullmatch(query) or not _quick(stack.name):
-        return cast(Request, module.Request("GET", f"{address}?{query}" if query else address,
-                                            headers=headers, extensions=extensions))
+    if method != "GET" or not PLAIN_QUERY.fullmatch(query) or not _quick(stack.name):
+        return cast(Request, module.Request(method, _joined(address, query), headers=headers, extensions=extensions))
     return _get(module, _parsed(stack.name, module, address), query, headers, extensions)
+
+
+def _joined(address: str, query: str) -> str:
+    """``address?query``, or ``address`` alone for an empty query."""
+    return f"{address}?{query}" if query else address
 
 
 def _parsed(name: str, module: Any, address: str) -> URL:
@@ -358,8 +363,7 @@ def _quick(name: str) -> bool:
         for address, query in probes:
             headers = module.Headers({"Authorization": "Bearer k", "Accept": "application/json"})
             ours = _get(module, module.URL(address), query, headers, {"timeout": {}})
-            theirs = module.Request("GET", f"{address}?{query}" if query else address, headers=headers,
-                                    extensions={"timeout": {}})
+            theirs = module.Request("GET", _joined(address, query), headers=headers, extensions={"timeout": {}})
             same = (ours.url == theirs.url and str(ours.url) == str(theirs.url)
                     and ours.url.raw_path == theirs.url.raw_path and ours.url.params == theirs.url.params
                     and ours.headers.raw == theirs.headers.raw and ours.content == theirs.content

@@ -56,8 +56,8 @@ from ._http import (
     Stack,
     Timeout,
     default_stack,
-    get_request,
     is_timeout,
+    library_request,
 )
 from ._steps import Done, advance
 from ._version import __version__
@@ -547,12 +547,7 @@ def build_request(
             if extra:
                 headers = headers.copy()
                 _set(headers, extra)
-            if call.method == "GET":  # every endpoint: its address parsed once (get_request)
-                request = get_request(config.stack, url, query, headers, extensions)
-            else:  # pragma: no cover - no endpoint of the service takes another method
-                request = config.stack.module.Request(
-                    call.method, f"{url}?{query}" if query else url, headers=headers, extensions=extensions
-                )
+            request = library_request(config.stack, call.method, url, query, headers, extensions)
         else:  # cookies, params or a build_request of its own: the client merges them
             headers = config.headers(client.headers)
             _set(headers, extra)

@@ -1,4 +1,4 @@
-"""``get_request`` parses each address once and sets a call's query on a copy of that
+"""``library_request`` parses the address of a GET once and sets a call's query on a copy of that
 parse: the request it builds must be the library's own ``Request("GET", ...)`` in every
 detail, on either stack, and where it cannot be it must build that request the full way."""
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sports_posts import _http
-from sports_posts._http import _MAX_PARSED, _PARSED, PLAIN_QUERY, get_request, load_stack
+from sports_posts._http import _MAX_PARSED, _PARSED, PLAIN_QUERY, library_request, load_stack
 from tests.stacks import STACKS, module
 
 ADDRESSES = st.builds(
@@ -57,7 +57,7 @@ def test_a_get_is_the_librarys_own_request(stack: str, address: str, query: str,
                          extensions=extensions)
     assert _http._quick(stack), "the installed library takes the quick path"
     for _ in range(2):  # parsed, then from the kept parse
-        _same(get_request(load_stack(stack), address, query, given_headers, extensions), theirs)
+        _same(library_request(load_stack(stack), "GET", address, query, given_headers, extensions), theirs)
     if PLAIN_QUERY.fullmatch(query):  # the quick path itself, which _quick's probes guard
         _same(_http._get(lib, lib.URL(address), query, given_headers, extensions), theirs)
 
@@ -66,13 +66,13 @@ def test_a_get_is_the_librarys_own_request(stack: str, address: str, query: str,
 def test_requests_built_from_one_parse_are_independent(stack: str) -> None:
     lib: Any = module(stack)
     headers = lib.Headers({"Authorization": "Bearer k"})
-    first = get_request(load_stack(stack), "https://api.example.test/v1/posts", "page=1", headers, {})
+    first = library_request(load_stack(stack), "GET", "https://api.example.test/v1/posts", "page=1", headers, {})
     first.headers["X-Signed"] = "by-a-hook"
     first.url = first.url.copy_with(query=b"page=9")
-    second = get_request(load_stack(stack), "https://api.example.test/v1/posts", "page=2", headers, {})
+    second = library_request(load_stack(stack), "GET", "https://api.example.test/v1/posts", "page=2", headers, {})
     assert "x-signed" not in second.headers and "x-signed" not in headers
     assert str(second.url) == "https://api.example.test/v1/posts?page=2"
-    assert str(get_request(load_stack(stack), "https://api.example.test/v1/posts", "", headers, {}).url) == (
+    assert str(library_request(load_stack(stack), "GET", "https://api.example.test/v1/posts", "", headers, {}).url) == (
         "https://api.example.test/v1/posts"
     )
 
@@ -81,7 +81,7 @@ def test_the_kept_parses_stay_bounded() -> None:
     stack = load_stack("httpx")
     headers = module("httpx").Headers()
     for i in range(_MAX_PARSED + 10):
-        get_request(stack, f"https://h{i}.example.test/v1/posts", "a=1", headers, {})
+        library_request(stack, "GET", f"https://h{i}.example.test/v1/posts", "a=1", headers, {})
         assert len(_PARSED) <= _MAX_PARSED
 
 
@@ -105,9 +105,27 @@ def test_a_library_whose_url_changed_shape_takes_the_full_parse(monkeypatch: pyt
     assert check("httpx") is False
 
     monkeypatch.setattr(_http, "_quick", lambda name: False)
-    request = get_request(load_stack("httpx"), "https://api.example.test/v1/posts", "a=1",
-                          module("httpx").Headers(), {})
+    request = library_request(load_stack("httpx"), "GET", "https://api.example.test/v1/posts", "a=1",
+                              module("httpx").Headers(), {})
     assert str(request.url) == "https://api.example.test/v1/posts?a=1" and request.headers["host"] == "api.example.test"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("method", ["POST", "DELETE", "HEAD", "get"])
+def test_another_method_is_the_librarys_own_request(stack: str, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a GET is built from a kept parse (a POST gets ``Content-Length: 0`` from
+    ``Request()``): any other method is the library's own request, built the full way."""
+    lib: Any = module(stack)
+    headers = lib.Headers({"Authorization": "Bearer k"})
+
+    def not_for_this_method(*args: Any) -> Any:
+        raise AssertionError("built from a kept parse")
+
+    monkeypatch.setattr(_http, "_get", not_for_this_method)
+    ours = library_request(load_stack(stack), method, "https://api.example.test/v1/posts", "a=1", headers, {})
+    theirs = lib.Request(method, "https://api.example.test/v1/posts?a=1", headers=headers, extensions={})
+    assert ours.method == theirs.method and ours.url == theirs.url
+    assert ours.headers.raw == theirs.headers.raw and ours.content == theirs.content == b""
 
 
 @pytest.mark.parametrize("query", ["a=b&c=d", "leagues=NFL%2CNBA", "q=a+b", "x=~._-", ""])
