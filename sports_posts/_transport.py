@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
+from . import _checks
 from ._errors import (
     APIConnectionError,
     APIResponseValidationError,
@@ -198,17 +199,19 @@ def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
             f"{INSECURE_HTTP_ENV}=1) if the network is trusted",
             parameter="base_url",
         )
+    if not parsed.path.rstrip("/").endswith("/v1"):  # spec 9: the version is the base path's end
+        raise ParameterError(
+            f"base_url must end in the version segment /v1, as https://api.example.com/v1 does "
+            f"(any path before it is fine, for a gateway: https://gw.example/sports/v1), got {value!r}",
+            parameter="base_url",
+        )
     return value.rstrip("/")
 
 
 def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
-    label = label or name
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(f"{label} must be a number of seconds, got {type(value).__name__}", parameter=name)
-    seconds = float(value)
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ParameterError(f"{label} must be a positive, finite number of seconds, got {value!r}", parameter=name)
-    return seconds
+    """Positive, finite and at most a day (a longer timeout is a unit mistake, and would
+    overflow the deadlines it is added to)."""
+    return _checks.seconds(name, value, label=label)
 
 
 def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
@@ -242,12 +245,12 @@ def check_max_retries(value: object) -> int:
     return value
 
 
+MAX_RESPONSE_BYTES_LIMIT = 1 << 30
+"""The largest ``max_response_bytes``: a gibibyte of JSON is no answer of this service."""
+
+
 def check_max_response_bytes(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParameterError(
-            f"max_response_bytes must be a positive integer, got {value!r}", parameter="max_response_bytes"
-        )
-    return value
+    return _checks.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
 
 
 def check_auth_scheme(value: object) -> AuthScheme:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Optional
 
+from .. import _checks
 from .._errors import ParameterError
 from ._store import describe_url, missing_extra, translated_errors
 
@@ -57,6 +58,8 @@ class Database:
         statement_timeout: float,
         auto_migrate: bool,
     ) -> None:
+        _checks.seconds("connect_timeout", connect_timeout)
+        _checks.seconds("statement_timeout", statement_timeout)
         psycopg = _psycopg(owner)
         self.owner = owner
         self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
