@@ -23,6 +23,7 @@ from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
+    NoCookies,
     Response,
     Timeout,
     deadline,
@@ -309,7 +310,8 @@ class SportsPosts(_ClientBase[Client]):
                 raise
         try:
             with deadline(send.reader.deadline, _clock):
-                response = self._http.send(send.request, stream=True)
+                # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+                response = self._http.send(send.request, stream=True, auth=None)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -318,7 +320,7 @@ class SportsPosts(_ClientBase[Client]):
                 finally:
                     response.close()
             return response
-        except (self._config.stack.HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
@@ -375,7 +377,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env)
+        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -413,7 +415,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                 return await self._read(send)
         except TimeoutError:
             return send.reader.timed_out()
-        except (self._config.stack.HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
 
     async def _read(self, send: Send) -> Response:
@@ -421,7 +423,8 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         cancelled read still gives the connection back."""
         import anyio
 
-        response = await self._http.send(send.request, stream=True)
+        # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+        response = await self._http.send(send.request, stream=True, auth=None)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
