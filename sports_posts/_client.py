@@ -46,6 +46,7 @@ from ._transport import (
     advance,
     exchange_flow,
     is_local,
+    redirect_hop,
 )
 
 if TYPE_CHECKING:
@@ -311,7 +312,9 @@ class SportsPosts(_ClientBase[Client]):
         try:
             with deadline(send.reader.deadline, _clock):
                 # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-                response = self._http.send(send.request, stream=True, auth=None)
+                response = self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+                if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+                    response = self._follow(response)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -322,6 +325,23 @@ class SportsPosts(_ClientBase[Client]):
             return response
         except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
+
+    def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                response.close()
+                raise
+            if hop is None:
+                break
+            response.close()
+            response = self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
+        return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
@@ -424,7 +444,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         import anyio
 
         # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-        response = await self._http.send(send.request, stream=True, auth=None)
+        response = await self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+        if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+            response = await self._follow(response)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
@@ -433,6 +455,27 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+        return response
+
+    async def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        import anyio
+
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+                raise
+            if hop is None:
+                break
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+            response = await self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:

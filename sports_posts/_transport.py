@@ -646,9 +646,11 @@ def kept_request(request: Request, secret: str = "") -> Request:
     wherever else it is (a cookie a caller's client kept from an echo), in an httpx
     request whichever stack sent it, so what an error holds has one type."""
     headers = redacted_headers(request.headers)
+    url = str(request.url)
     if secret:
         headers = {k: _redact(v, secret) for k, v in headers.items()}
-    return Request(request.method, str(request.url), headers=headers)
+        url = _redact(url, secret)  # a redirect's target may carry it
+    return Request(request.method, url, headers=headers)
 
 
 class _Keeper:
@@ -1062,6 +1064,42 @@ def transport_error(exc: Exception, request: Request, stack: Stack, secret: str 
     if why:
         error._retryable = False
     return error
+
+
+class Redirects(Protocol):
+    """What a client says about redirects: whether it follows them, and how many."""
+
+    @property
+    def follow_redirects(self) -> bool: ...
+
+    @property
+    def max_redirects(self) -> int: ...
+
+
+def redirect_hop(response: Response, history: list[Response], client: Redirects, config: ClientConfig) -> Optional[Request]:
+    """The next request of a redirect the client would follow, or ``None`` (not a
+    redirect, or a client that follows none: the SDK's own pools).
+
+    The shells send with ``follow_redirects=False`` and follow hop by hop, so that each
+    target is seen before it is sent: one carrying the key is refused (an
+    ``APIConnectionError``, not retried), and a loop ends in the library's
+    ``TooManyRedirects`` after ``max_redirects`` hops, as the library's own loop would.
+    ``response`` goes into ``history``; the caller closes it."""
+    hop = response.next_request
+    if hop is None or not client.follow_redirects:
+        return None
+    history.append(response)
+    if len(history) > client.max_redirects:
+        raise config.stack.module.TooManyRedirects("Exceeded maximum allowed redirects.", request=hop)
+    if config.api_key and config.api_key in str(hop.url):
+        where = f"{hop.method} {_redact(str(hop.url.copy_with(query=None)), config.api_key)}"
+        error = APIConnectionError(
+            f"a redirect to {where} was refused: its address carries the API key (not retried)",
+            request=kept_request(hop, config.api_key),
+        )
+        error._retryable = False
+        raise error
+    return hop
 
 
 _TRANSIENT_TLS = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLWantReadError, ssl.SSLWantWriteError,

@@ -161,6 +161,43 @@ def test_a_redirect_to_a_url_with_the_key_is_kept_redacted_and_not_followed(kind
     assert API_KEY not in _everything(error)
 
 
+@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("target", ["/v1/elsewhere?k={key}", "http://127.0.0.1:9/{key}/v1", "/v1/{key}"])
+def test_a_callers_client_never_follows_a_redirect_to_a_url_with_the_key(
+    kind: str, stack: str, target: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="sports_posts")
+    caplog.set_level(logging.INFO, logger="httpx")  # its line of each request (httpcore's DEBUG: see security.md)
+
+    def moved(conn: Connection) -> None:
+        key = conn.header("authorization").split()[-1]
+        conn.send(head("302 Found", {"Location": target.format(key=key), "Content-Length": "0"}))
+
+    with ScriptedServer(moved) as server:
+        error, calls = run(kind, server.base_url, lambda c: c.account.information(),
+                           http_client=pool(kind, stack, follow_redirects=True))
+    assert isinstance(error, sp.APIConnectionError) and "not retried" in str(error), error
+    assert len(server.heads) == 1 == calls, "the hop was never sent, and nothing retried"
+    assert API_KEY not in _everything(error)
+    assert all(API_KEY not in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_a_callers_client_still_follows_an_ordinary_redirect_and_calls_counts_it(kind: str, stack: str) -> None:
+    def moved_once(conn: Connection) -> None:
+        if b"/v1/account/information " in conn.head:
+            conn.send(head("307 Temporary Redirect", {"Location": "/v1/moved/information", "Content-Length": "0"}))
+        else:
+            _answer_info(conn)
+
+    with ScriptedServer(moved_once) as server:
+        answer, calls = run(kind, server.base_url, lambda c: c.account.information(),
+                            http_client=pool(kind, stack, follow_redirects=True))
+    assert not isinstance(answer, Exception), answer
+    assert len(server.heads) == 2 == calls
+    assert b"authorization: bearer " + API_KEY.lower().encode() in server.heads[1].lower(), "same origin: kept"
+
+
 # ---------------------------------------------------------------------------------------
 # The caller's client never replaces the key
 
