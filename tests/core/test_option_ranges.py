@@ -189,6 +189,12 @@ MAKERS: dict[str, tuple[Callable[[str, Any], object], st.SearchStrategy[Any], st
     # option -> (make with it, values refused, values taken)
     "WebhookReceiver.max_workers": (lambda n, v: receiver(**{n: v}), bad_count(1024), good_count(1024)),
     "WebhookReceiver.poll_interval": (lambda n, v: receiver(**{n: v}), bad_seconds(), good_seconds()),
+    "WebhookReceiver.handler_timeout": (lambda n, v: receiver(**{n: v}), bad_seconds(10), st.floats(0.001, 9.99)),
+    "WebhookReceiver.in_flight_wait": (
+        lambda n, v: receiver(**{n: v}), bad_seconds(10, zero_ok=True), st.floats(0.0, 9.99)
+    ),
+    "WebhookReceiver.start_worker": (lambda n, v: receiver(**{n: v}), NOT_A_NUMBER.filter(lambda v: v not in (True, False)),
+                                     st.booleans()),
     "WebhookASGIApp.max_body": (lambda n, v: WebhookASGIApp(RECEIVER, max_body=v), bad_count(1 << 26), good_count(1 << 26)),
     "WebhookWSGIApp.max_body": (lambda n, v: WebhookWSGIApp(RECEIVER, max_body=v), bad_count(1 << 26), good_count(1 << 26)),
     "starlette_endpoint.max_body": (lambda n, v: _starlette(v), bad_count(1 << 26), good_count(1 << 26)),
