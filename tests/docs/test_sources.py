@@ -4,6 +4,7 @@ the licence the package metadata names."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,16 @@ def test_license_matches_the_package_metadata() -> None:
     assert re.search(r'^license = "MIT"$', pyproject, re.M), "pyproject.toml names MIT"
     assert license_text.startswith("MIT License")
     assert "Permission is hereby granted, free of charge" in license_text
+
+
+def test_the_package_metadata_links_the_project() -> None:
+    """The wheel's Project-URL lines come from [project.urls]; they name mkdocs.yml's repository."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomli ships with the dev tools (pytest, mypy) on 3.9 and 3.10
+        import tomli as tomllib
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    repo = re.search(r"^repo_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert repo is not None and urls["Source"] == repo.group(1)
+    assert {"Homepage", "Documentation", "Issues", "Changelog"} <= set(urls)
+    assert all(url.startswith(repo.group(1)) for url in urls.values())
