@@ -66,3 +66,16 @@ def test_the_package_metadata_links_the_project() -> None:
     assert repo is not None and urls["Source"] == repo.group(1)
     assert {"Homepage", "Documentation", "Issues", "Changelog"} <= set(urls)
     assert all(url.startswith(repo.group(1)) for url in urls.values())
+
+
+def test_the_readme_install_lists_every_extra_and_what_the_test_command_installs() -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    missing = [name for name in extras if name != "dev" and f"pip install 'sports-posts[{name}]'" not in install]
+    assert not missing, f"README's Install does not list the extras {missing}"
+    assert "bash .ci/test" in install and "PostgreSQL" in install and "redis-server" in install
