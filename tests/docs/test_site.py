@@ -199,3 +199,42 @@ def test_every_example_is_linked(site: Site) -> None:
     links = site["examples/"].article.links
     for example in sorted((ROOT / "examples").glob("*.py")):
         assert any(link.endswith(f"/examples/{example.name}") for link in links), example.name
+
+
+def _css_rules(css: str) -> list[tuple[str, str, str]]:
+    """(media query or "", selector, declarations) of each rule of a flat stylesheet."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules = []
+    for media, body in re.findall(r"@media([^{]*)\{((?:[^{}]*\{[^}]*\})*)\s*\}", css):
+        rules += [(media.strip(), s.strip(), d) for s, d in re.findall(r"([^{}]+)\{([^}]*)\}", body)]
+    top = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^}]*\})*\s*\}", "", css)
+    return rules + [("", s.strip(), d) for s, d in re.findall(r"([^{}]+)\{([^}]*)\}", top)]
+
+
+def _extra_css(site: Site, page: Page) -> str:
+    links = re.findall(r'<link rel="stylesheet" href="([^"]*extra\.css)"', page.markup)
+    assert links, f"{page.url} does not load the site's extra stylesheet"
+    return (site.root / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+
+
+def test_charts_sit_on_a_light_panel_in_the_dark_scheme(site: Site) -> None:
+    # The charts are dark drawings on a transparent background, shown as <img> (which page
+    # CSS cannot recolour): on slate's dark background they were unreadable.
+    charts = [(url, page) for url, page in site.pages.items() if re.search(r'<img [^>]*src="[^"]*\.svg"', page.markup)]
+    assert charts, "the performance page shows its charts"
+    for url, page in charts:
+        rules = _css_rules(_extra_css(site, page))
+        panel = [d for media, s, d in rules if not media and '[data-md-color-scheme="slate"]' in s and 'img[src$=".svg"]' in s]
+        assert panel and re.search(r"background(-color)?:\s*#fff", panel[0]), url
+
+
+def test_the_copy_button_leaves_the_first_line_of_code_alone_on_a_phone(site: Site) -> None:
+    # mkdocs-material puts the copy button over the top right of a code block; at 390 px the
+    # code lines reach there. The block's first line must start below the button (2.35em).
+    rules = _css_rules(_extra_css(site, site["getting-started/"]))
+    narrow = [(m, d) for m, s, d in rules if s == ".md-typeset pre > code" and "max-width" in m]
+    assert narrow, "a rule for narrow screens pads code blocks"
+    media, declarations = narrow[0]
+    width = float(re.search(r"max-width:\s*([\d.]+)em", media).group(1)) * 16  # type: ignore[union-attr]
+    padding = float(re.search(r"padding-top:\s*([\d.]+)em", declarations).group(1))  # type: ignore[union-attr]
+    assert width >= 390 and padding >= 2.35
