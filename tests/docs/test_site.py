@@ -7,6 +7,7 @@ unresolved cross-reference may reach the reader; every internal link must land.
 
 from __future__ import annotations
 
+import html
 import importlib
 import re
 import typing
@@ -238,3 +239,41 @@ def test_the_copy_button_leaves_the_first_line_of_code_alone_on_a_phone(site: Si
     width = float(re.search(r"max-width:\s*([\d.]+)em", media).group(1)) * 16  # type: ignore[union-attr]
     padding = float(re.search(r"padding-top:\s*([\d.]+)em", declarations).group(1))  # type: ignore[union-attr]
     assert width >= 390 and padding >= 2.35
+
+
+def _signatures(page: Page) -> list[str]:
+    """The text of each signature block of a reference page, as the reader sees it."""
+    blocks = re.findall(r'<div class="doc-signature highlight">(.*?)</div>', page.markup, re.S)
+    return [re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", block))).strip() for block in blocks]
+
+
+def _type_variable_names() -> set[str]:
+    import pkgutil
+
+    import sports_posts
+
+    names = set()
+    for info in pkgutil.walk_packages(sports_posts.__path__, "sports_posts."):
+        if ".sandbox" in info.name or "adapters" in info.name or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        names |= {value.__name__ for value in vars(module).values() if isinstance(value, typing.TypeVar)}
+    return names
+
+
+def test_signatures_name_types_not_type_variables(site: Site) -> None:
+    # The clients, resources and pages share generic bases: an inherited signature used to
+    # read `http_client: Optional[H]` or `-> PollerT`, names a reader cannot look up.
+    names = _type_variable_names()
+    assert {"H", "PollerT", "PageT"} <= names
+    found = {}
+    for page in reference_pages(site):
+        for signature in _signatures(page):
+            # RawResponse[T] is generic for its users: its own T is the parsed answer's type
+            words = set(re.findall(r"[A-Za-z_]\w*", signature)) & names
+            if words and not signature.startswith(("parse() -> T", "RawResponse(response: Response, parsed: T)")):
+                found.setdefault(page.url, []).append(signature[:120])
+    assert not found, f"type variables in signatures: {found}"
+    clients = " | ".join(_signatures(site["reference/clients/"]))
+    assert ") -> Poller |" in clients and ") -> AsyncPoller |" in clients
+    assert "http_client: Optional[Client] = None" in clients and "http_client: Optional[AsyncClient] = None" in clients
