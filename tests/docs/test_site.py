@@ -119,9 +119,10 @@ def test_signatures_carry_their_types(site: Site) -> None:
     text = site["reference/clients/"].article.text
     assert "list(**params: Unpack[PostsListOptions]) -> SyncPage[Post]" in text
     assert "max_retries: int = 2" in text
-    models = site["reference/models/"].article.text
-    assert "created_at: UTCDateTime" in models or "created_at: datetime" in models
-    assert "text: Optional[str]" in models
+    # model fields carry theirs in the models' field tables
+    fields = {row[0]: row for row in site["reference/models/"].article.rows}
+    assert fields["created_at"][1] in ("UTCDateTime", "datetime")
+    assert fields["text"][1] == "Optional[str]"
 
 
 def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
@@ -130,12 +131,42 @@ def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
 
     import sports_posts
 
+    markup = site["reference/models/"].markup
     for name in sports_posts.__all__:
         model = getattr(sports_posts, name)
         if isinstance(model, type) and issubclass(model, BaseModel):
             for field in model.model_fields:
-                # mkdocstrings renders an attribute only when it has a docstring.
-                assert f"sports_posts.{name}.{field}" in ids, f"{name}.{field} has no docs"
+                assert f"sports_posts.{name}.{field}" in ids, f"{name}.{field} is not in the reference"
+                # its row of the model's field table: name, type, meaning
+                row = re.search(rf'<tr>\s*<td><a [^>]*id="sports_posts\.{name}\.{field}"></a><code>{field}</code></td>'
+                                r"\s*<td><code>[^<]+</code></td>\s*<td>(.*?)</td>\s*</tr>", markup, re.S)
+                assert row and row.group(1).strip(), f"{name}.{field} has no row with a line of meaning"
+
+
+def test_models_show_their_fields_in_one_table(site: Site) -> None:
+    # One section per field made a 17-field model a page of headings.
+    page = site["reference/models/"]
+    assert not re.search(r'<h\d[^>]*id="sports_posts\.Post\.\w+"', page.markup), "a field has its own heading"
+    headers = [row for row in page.article.rows if row[:3] == ["field", "type", "meaning"]]
+    assert len(headers) >= 15  # a table per model
+    rows = {row[0]: row for row in page.article.rows}
+    assert rows["created_at"][1] == "UTCDateTime" and "UTC" in rows["created_at"][2]
+    events = site["reference/webhooks/"]
+    assert not re.search(r'<h\d[^>]*id="sports_posts\.webhooks\.BreakingNewsData\.\w+"', events.markup)
+    assert 'id="sports_posts.webhooks.BreakingNewsEvent.dedupe_key"' in events.markup  # methods and properties stay
+
+
+def test_the_pollers_options_are_documented_one_by_one(site: Site) -> None:
+    from sports_posts.polling._base import PollerOptions
+
+    page = site["reference/polling/"]
+    assert "poller-options" in page.article.ids
+    rows = {row[0]: row for row in page.article.rows if len(row) == 4}
+    for key in PollerOptions.__annotations__:
+        assert key in rows, f"Poller option {key!r} is not in the table"
+        _, type_text, default, meaning = rows[key]
+        assert type_text and default and meaning, rows[key]
+    assert rows["interval"][2] == "60.0" and "caught up" in rows["interval"][3]
 
 
 def test_no_raw_sphinx_role_or_unresolved_reference(site: Site) -> None:
