@@ -79,3 +79,16 @@ def test_the_readme_install_lists_every_extra_and_what_the_test_command_installs
     missing = [name for name in extras if name != "dev" and f"pip install 'sports-posts[{name}]'" not in install]
     assert not missing, f"README's Install does not list the extras {missing}"
     assert "bash .ci/test" in install and "PostgreSQL" in install and "redis-server" in install
+
+
+def test_the_performance_page_is_written_for_users() -> None:
+    """What is measured, against what, the latest figures and how to rerun; no log of how
+    the figures changed from one working session to the next."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, re.M)
+    assert headings[0] == "What is measured" and "How to run the benchmarks" in headings
+    assert "Latest results" in headings and "baseline in the same run" in page
+    assert "python -m benchmarks.run" in page and "All 29 targets are met" in page
+    log = re.compile(r"\b20\d\d-\d\d-\d\d\b|\bsessions?\b|\bmorning\b|slower VM|\bearlier\b|\bBefore[:,]|\bwas \d", re.I)
+    found = [line for line in page.splitlines() if log.search(line)]
+    assert not found, "development log lines:\n" + "\n".join(found)
