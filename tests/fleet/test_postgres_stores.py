@@ -213,7 +213,7 @@ def test_an_unreachable_server_is_a_store_error_without_the_password(
 ) -> None:
     from tests.servers import free_port as _free_port
 
-    password = "s3cret-db-Passw0rd"
+    password = "pw_s3cret-db-Passw0rd"
     secrets_never_leak.register(password)
     url = f"postgresql://app:{password}@127.0.0.1:{_free_port()}/db"
     store = PostgresDedupeStore(url, connect_timeout=2)
