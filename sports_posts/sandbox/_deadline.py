@@ -11,10 +11,12 @@ import socket
 import ssl
 import time
 from typing import Callable, Optional
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 __all__ = ["AnswerError", "DeadlineExceeded", "post_within"]
 
+_URL_SAFE = "/?#[]@!$&'()*+,;=%:~"
+"""What stays as written in the request target; everything else is percent-encoded."""
 _MAX_HEAD = 64 * 1024
 """Status line and headers larger than this are a broken answer, not a slow one."""
 
@@ -172,8 +174,12 @@ def post_within(
             context = ssl_context or ssl.create_default_context()
             sock.settimeout(left("no TLS handshake"))
             sock = context.wrap_socket(sock, server_hostname=host)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        # As an HTTP client would: non-ASCII, spaces and control characters percent-encoded (a
+        # CR or LF in the URL must not start a header of its own), the host in IDNA.
+        target = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""), safe=_URL_SAFE)
         netloc = parts.netloc.rpartition("@")[2]
+        if not netloc.isascii():
+            netloc = netloc.replace(host, host.encode("idna").decode("ascii"))
         head = [f"POST {target} HTTP/1.1", f"Host: {netloc}", f"Content-Length: {len(body)}",
                 "Connection: close"]
         head += [f"{name}: {value}" for name, value in headers.items()]

@@ -28,6 +28,7 @@ class Trickler:
         self.gap = gap
         self.before_byte = before_byte or (lambda: None)
         self.requests = 0
+        self.request_lines: list[bytes] = []
         self.stopped = threading.Event()
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.sock.settimeout(0.1)
@@ -54,6 +55,7 @@ class Trickler:
                 return
             data += chunk
         head, _, body = data.partition(b"\r\n\r\n")
+        self.request_lines.append(head.split(b"\r\n")[0])
         length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
                       if line.lower().startswith(b"content-length:"))
         while len(body) < length:
@@ -162,5 +164,15 @@ def test_a_broken_answer_is_an_answer_error(answer: bytes, fake: FakeMonotonic) 
         with pytest.raises(AnswerError) as info:
             post_within(server.url, b"{}", {}, 10.0, monotonic=fake)
         assert not isinstance(info.value, DeadlineExceeded)
+    finally:
+        server.close()
+
+
+def test_the_request_target_is_percent_encoded(fake: FakeMonotonic) -> None:
+    server = Trickler(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+    try:
+        url = server.url.replace("/hook", "/hooks/caf\u00e9 bar?team=a b")
+        assert post_within(url, b"{}", {}, 10.0, monotonic=fake) == 200
+        assert server.request_lines == [b"POST /hooks/caf%C3%A9%20bar?team=a%20b HTTP/1.1"]
     finally:
         server.close()
