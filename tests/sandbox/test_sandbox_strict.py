@@ -243,3 +243,16 @@ def test_ids_reference_columns_are_strings_or_absent_never_null(profile: str) ->
             assert items and all("nba_id" not in item for item in items)
         nba = c.get("/ids", params={"entity": "teams", "league": "NBA", "reference_id": "nba_id"}).json()["items"]
         assert nba and all(isinstance(item["nba_id"], str) for item in nba)
+
+
+def test_the_sdks_game_helper_gets_the_game_and_a_wrong_zone_gets_nothing() -> None:
+    with Sandbox(seed=7, clock="manual", posts=1500) as sb, \
+            SportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
+        game = a_game(sb.world)
+        teams = f"{game.home.service_id},{game.away.service_id}"
+        page = client.posts.for_game(teams, game.start_time, include_pregame=True, id_type="service")
+        assert page.items and all({t.service_id for t in p.teams} == {game.home.service_id, game.away.service_id}
+                                  for p in page.items)
+        # A naive datetime of the local evening, sent as if it were UTC, names another instant.
+        local = game.start_time.astimezone(timezone(timedelta(hours=-5))).replace(tzinfo=timezone.utc)
+        assert client.posts.for_game(teams, local, id_type="service").items == []
