@@ -35,6 +35,7 @@ from ._errors import (
     WebhookPayloadError,
 )
 from ._version import __version__
+from ._warnings import CombinedModesWarning, SportsPostsWarning
 
 if TYPE_CHECKING:
     from ._budget import BudgetExhaustedError, CallBudget
@@ -140,6 +141,7 @@ __all__ = [
     "CheckpointLockedError",
     "Company",
     "ComplianceList",
+    "CombinedModesWarning",
     "CoordinationError",
     "FileCheckpoint",
     "GoneError",
@@ -170,6 +172,7 @@ __all__ = [
     "SinceIdNotFoundError",
     "SportsPosts",
     "SportsPostsError",
+    "SportsPostsWarning",
     "SyncPage",
     "TaggedPlayer",
     "TaggedTeam",

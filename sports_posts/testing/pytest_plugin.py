@@ -41,7 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(**options): options of the sports_posts_sandbox fixture's Sandbox "
-        "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, ...)",
+        "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, profile='lenient', ...)",
     )
 
 
