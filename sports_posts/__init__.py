@@ -37,7 +37,7 @@ from ._errors import (
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._budget import BudgetExhaustedError, CallBudget
+    from ._budget import BudgetDraw, BudgetExhaustedError, BudgetStatus, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
     from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
@@ -76,7 +76,9 @@ _LAZY = {
     "AsyncSportsPosts": "._client",
     "Author": ".models.post",
     "BillingCycle": ".models.account",
+    "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
+    "BudgetStatus": "._budget",
     "CallBudget": "._budget",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
@@ -132,7 +134,9 @@ __all__ = [
     "Author",
     "BadRequestError",
     "BillingCycle",
+    "BudgetDraw",
     "BudgetExhaustedError",
+    "BudgetStatus",
     "CallBudget",
     "Checkpoint",
     "CheckpointConflictError",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
-from ._pg import NOW, Database, Result, Statement, check_in_transaction
+from .._stores.postgres import NOW, Postgres, Result, Statement, check_in_transaction
 from ._store import check_body, check_key, check_retries
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations, _Tokens
 from .inbox import DEFAULT_BACKOFF, InboxEntry
@@ -32,7 +32,7 @@ _SWEEP_EVERY = 1000  # claims or completions between two deletes of expired rows
 class _PostgresStore:
     """Connection, clock and repr shared by both stores."""
 
-    _db: Database
+    _db: Postgres
 
     def __init__(
         self,
@@ -43,7 +43,7 @@ class _PostgresStore:
         statement_timeout: float,
         auto_migrate: bool,
     ) -> None:
-        self._db = Database(
+        self._db = Postgres(
             type(self).__name__, url_or_connection, connect_timeout=connect_timeout,
             statement_timeout=statement_timeout, auto_migrate=auto_migrate,
         )
@@ -60,7 +60,8 @@ class _PostgresStore:
             return self._ops % _SWEEP_EVERY == 0
 
     def migrate(self) -> None:
-        """Create the tables if missing (``postgres_schema.sql`` in the package holds the same SQL)."""
+        """Create every table of the SDK's stores if missing (``sports_posts/_stores/schema.sql``
+        holds the same SQL)."""
         self._db.migrate()
 
     async def amigrate(self) -> None:
@@ -72,7 +73,7 @@ class _PostgresStore:
         self._db.close()
 
     async def aclose(self) -> None:
-        """Close this event loop's own async connection."""
+        """Close this event loop's own async connection (and this thread's sync one)."""
         await self._db.aclose()
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .._errors import ParameterError
-from ._sqlite import thread_connection
+from .._stores.sqlite import thread_connection
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL
 
 if TYPE_CHECKING:

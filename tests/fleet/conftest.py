@@ -20,7 +20,7 @@ def pg(postgres_url: str) -> Iterator[str]:
     """The session server with the stores' tables created and emptied."""
     import psycopg
 
-    from sports_posts.webhooks._pg import schema_sql
+    from sports_posts._stores.postgres import schema_sql
 
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(schema_sql())
