@@ -377,6 +377,8 @@ class PostgresInbox(_PostgresStore):
             {"key": key, "now": self._now()},
         )]
 
+    _PURGE_SQL: Statement = ("DELETE FROM sports_posts_inbox WHERE state = 'dead'", {})
+
     # -- sync ----------------------------------------------------------------------------
 
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
@@ -418,6 +420,10 @@ class PostgresInbox(_PostgresStore):
         """Give a dead row a fresh set of attempts, due now."""
         return self._db.run(self._requeue_sql(key))[0][0] == 1
 
+    def purge_dead(self) -> int:
+        """Delete every dead row (after inspecting them); returns how many were deleted."""
+        return int(self._db.run([self._PURGE_SQL])[0][0])
+
     # -- async ---------------------------------------------------------------------------
 
     async def aput(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
@@ -458,3 +464,7 @@ class PostgresInbox(_PostgresStore):
     async def arequeue(self, key: str) -> bool:
         """``requeue`` on an async connection."""
         return (await self._db.arun(self._requeue_sql(key)))[0][0] == 1
+
+    async def apurge_dead(self) -> int:
+        """``purge_dead`` on an async connection."""
+        return int((await self._db.arun([self._PURGE_SQL]))[0][0])

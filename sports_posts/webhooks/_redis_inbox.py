@@ -69,7 +69,7 @@ for i, m in ipairs(msgs) do
     redis.call('XACK', KEYS[1], group, id)  -- a leftover message of a finished entry
     redis.call('XDEL', KEYS[1], id)
   elseif tonumber(e[2]) >= tonumber(ARGV[6]) then
-    local why = 'delivered ' .. e[2] .. ' times without an outcome (workers died)'
+    local why = 'leased ' .. e[2] .. ' times without an outcome (workers died)'
     local dead_id = redis.call('XADD', KEYS[4], '*', 'k', k, 'error', why)
     redis.call('HSET', ek, 'state', 'dead', 'token', '', 'last_error', why, 'dead_id', dead_id)
     redis.call('HINCRBY', KEYS[3], e[1], -1)
@@ -135,6 +135,21 @@ if e[2] then redis.call('XDEL', KEYS[4], e[2]) end
 redis.call('HINCRBY', KEYS[3], 'dead', -1)
 redis.call('HINCRBY', KEYS[3], 'pending', 1)
 return 1
+"""
+
+# KEYS: counts, dead. ARGV: entry key prefix. Deletes every dead entry and the dead-letter stream.
+_PURGE = """
+local n = 0
+for _, m in ipairs(redis.call('XRANGE', KEYS[2], '-', '+')) do
+  local ek = ARGV[1] .. m[2][2]
+  if redis.call('HGET', ek, 'state') == 'dead' then
+    redis.call('DEL', ek)
+    n = n + 1
+  end
+end
+redis.call('DEL', KEYS[2])
+if n > 0 then redis.call('HINCRBY', KEYS[1], 'dead', 0 - n) end
+return n
 """
 
 # KEYS: counts, done, retry, stream. ARGV: now, group, lease seconds.
@@ -270,6 +285,9 @@ class RedisInbox:
         return _REQUEUE, [self._entry_key(key), self._k("stream"), self._k("counts"), self._k("dead")], [
             self._now(), key]
 
+    def _purge_call(self) -> tuple[str, list[str], list[Any]]:
+        return _PURGE, [self._k("counts"), self._k("dead")], [self.prefix + "e:"]
+
     def _status_call(self) -> tuple[str, list[str], list[Any]]:
         return _STATUS, [self._k("counts"), self._k("done"), self._k("retry"), self._k("stream")], [
             self._now(), self.group, repr(self.lease)]
@@ -372,6 +390,10 @@ class RedisInbox:
         """Give a dead entry a fresh set of attempts, due now."""
         return bool(self._call(self._requeue_call(key)))
 
+    def purge_dead(self) -> int:
+        """Delete every dead entry and the dead-letter stream; returns how many entries."""
+        return int(self._call(self._purge_call()))
+
     def close(self) -> None:
         """Leave the group if nothing is held (workers come and go), and close a client made from a URL."""
         if not self._redis.has_sync:
@@ -441,6 +463,10 @@ class RedisInbox:
     async def arequeue(self, key: str) -> bool:
         """``requeue`` on an async client."""
         return bool(await self._acall(self._requeue_call(key)))
+
+    async def apurge_dead(self) -> int:
+        """``purge_dead`` on an async client."""
+        return int(await self._acall(self._purge_call()))
 
     async def aclose(self) -> None:
         """Close the clients made here (a client you passed stays open)."""

@@ -8,6 +8,7 @@ inspectable (``SQLiteInbox.dead``) and replayable (``SQLiteInbox.requeue``).
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -26,13 +27,27 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BACKOFF", "InboxEntry", "SQLiteInbox"]
 
+logger = logging.getLogger("sports_posts.webhooks")
+
 DEFAULT_BACKOFF: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 1800.0)
 """Seconds before attempt 2, 3, ...; the last value repeats until ``max_attempts``."""
 
 
+DIED = "leased {n} times without an outcome (workers died)"
+"""A dead entry's ``last_error`` when its workers died rather than failed (every engine)."""
+
+
 @dataclass(frozen=True)
 class InboxEntry:
-    """One stored event: the verified raw body, so nothing is lost to a model change."""
+    """One stored event: the verified raw body, so nothing is lost to a model change.
+
+    ``attempts`` counts handler runs that *ended* (``mark_done`` or ``mark_failed``); a run
+    whose worker died ends nothing, so an entry can go ``dead`` showing fewer attempts than
+    ``max_attempts``: every engine also counts the times an entry was leased, and one leased
+    ``max_attempts`` times without an outcome is dead with ``last_error`` set to
+    ``"leased N times without an outcome (workers died)"``. Otherwise a dead entry's
+    ``last_error`` is the error its last failed run reported.
+    """
 
     key: str
     body: bytes
@@ -48,7 +63,8 @@ class SQLiteInbox:
 
     Rows are keyed by the dedupe key, so the same story is stored once. Several processes
     may share one file: a worker takes a row with a lease, and a row whose worker died is
-    taken again once its lease passes.
+    taken again once its lease passes; a row leased ``max_attempts`` times without an
+    outcome (a handler that kills its process, say) goes ``dead`` instead of looping.
     """
 
     def __init__(
@@ -85,6 +101,13 @@ class SQLiteInbox:
             " received_at REAL NOT NULL, last_error TEXT)"
         )
         conn.execute("CREATE INDEX IF NOT EXISTS webhook_inbox_due ON webhook_inbox (state, due_at)")
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(webhook_inbox)")}
+        if "deliveries" not in columns:  # a file made by an older version: leases were not counted
+            try:
+                conn.execute("ALTER TABLE webhook_inbox ADD COLUMN deliveries INTEGER NOT NULL DEFAULT 0")
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc).lower():
+                    raise
 
     def __repr__(self) -> str:
         return f"SQLiteInbox({self.path!r}, max_attempts={self.max_attempts})"
@@ -118,15 +141,25 @@ class SQLiteInbox:
                 (now, limit),
             ).fetchall()
             keys = [row[0] for row in rows]
+            # A row leased max_attempts times without an outcome is a crash loop: dead.
             conn.executemany(
-                "UPDATE webhook_inbox SET state = 'processing', token = ?, due_at = ? WHERE key = ?",
-                [(token, now + self.lease, key) for key in keys],
+                "UPDATE webhook_inbox SET"
+                " state = CASE WHEN deliveries >= ? THEN 'dead' ELSE 'processing' END,"
+                " last_error = CASE WHEN deliveries >= ?"
+                "   THEN 'leased ' || deliveries || ' times without an outcome (workers died)'"
+                "   ELSE last_error END,"
+                " deliveries = deliveries + 1, token = ?, due_at = ? WHERE key = ?",
+                [(self.max_attempts, self.max_attempts, token, now + self.lease, key) for key in keys],
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return [entry for entry in (self.get(key) for key in keys) if entry is not None]
+        entries = [entry for entry in (self.get(key) for key in keys) if entry is not None]
+        for entry in entries:
+            if entry.state == "dead":
+                logger.error("inbox entry %s is dead: %s", entry.key, entry.last_error)
+        return [entry for entry in entries if entry.state == "processing"]
 
     def get(self, key: str) -> Optional[InboxEntry]:
         """The stored row of ``key``, whatever its state."""
@@ -188,11 +221,15 @@ class SQLiteInbox:
     def requeue(self, key: str) -> bool:
         """Give a dead event a fresh set of attempts, due now."""
         cursor = self._connect().execute(
-            "UPDATE webhook_inbox SET state = 'pending', attempts = 0, due_at = ?"
+            "UPDATE webhook_inbox SET state = 'pending', attempts = 0, deliveries = 0, due_at = ?"
             " WHERE key = ? AND state = 'dead'",
             (self._clock(), key),
         )
         return cursor.rowcount == 1
+
+    def purge_dead(self) -> int:
+        """Delete every dead event (after inspecting them); returns how many were deleted."""
+        return int(self._connect().execute("DELETE FROM webhook_inbox WHERE state = 'dead'").rowcount)
 
     def close(self) -> None:
         """Close this thread's connection."""
