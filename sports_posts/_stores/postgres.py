@@ -15,6 +15,7 @@ import asyncio
 import heapq
 import itertools
 import os
+import select
 import socket
 import threading
 import weakref
@@ -195,7 +196,7 @@ class Postgres:
                 f"{self.owner} was given an async connection: use its async methods", parameter="url"
             )
         conn = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid() and not conn.closed and not conn.broken:
+        if conn is not None and self._local.pid == os.getpid() and _alive(conn):
             return conn
         if conn is not None and self._local.pid == os.getpid():
             conn.close()
@@ -257,7 +258,7 @@ class Postgres:
             )
         loop = asyncio.get_running_loop()
         conn = self._async.get(loop)
-        if conn is None or conn.closed or conn.broken:
+        if conn is None or not _alive(conn):
             if conn is not None:
                 await conn.close()
             conn = await self._driver.AsyncConnection.connect(self.url, **self._connect_args)
@@ -310,6 +311,19 @@ class Postgres:
         conn = self._async.pop(loop, None)
         if conn is not None:
             await conn.close()
+
+
+def _alive(conn: Any) -> bool:
+    """Whether an idle connection is still usable. The server says nothing to an idle
+    connection unless it is going away (a restart, an administrator's terminate), so
+    anything to read means it is gone: replaced now rather than failing this call."""
+    if conn.closed or conn.broken:
+        return False
+    try:
+        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    except Exception:  # no socket any more (psycopg or the OS says so): not usable
+        return False
+    return not readable
 
 
 def _monotonic() -> float:
