@@ -268,9 +268,13 @@ class CallBudget:
 
     # -- I/O ---------------------------------------------------------------------------
 
-    def try_acquire(self) -> BudgetDraw:
-        """Draw one call if both bounds allow it; the store's answer either way."""
-        return _draw(self._runner.execute(*self._draw_statement()))
+    def try_acquire(self, *, timeout: Optional[float] = None) -> BudgetDraw:
+        """Draw one call if both bounds allow it; the store's answer either way.
+
+        ``timeout`` (seconds) shortens the store call's bound (on PostgreSQL; on Redis the
+        socket timeout is the bound): a client passes what is left of its request's time.
+        """
+        return _draw(self._runner.execute(*self._draw_statement(), timeout=timeout))
 
     async def try_acquire_async(self) -> BudgetDraw:
         return _draw(await self._runner.aexecute(*self._draw_statement()))
@@ -314,13 +318,14 @@ class CallBudget:
             waited += seconds
             yield seconds
 
-    def acquire(self) -> None:
-        """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``)."""
+    def acquire(self, *, timeout: Optional[float] = None) -> None:
+        """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``);
+        ``timeout`` as for ``try_acquire``."""
         steps = self._acquire_steps()
         step = advance(steps, None)
         while not isinstance(step, Done):
             # None: draw now; a number: wait that long first (the draw's answer, or None)
-            step = advance(steps, self.try_acquire() if step is None else self._sleep(step))
+            step = advance(steps, self.try_acquire(timeout=timeout) if step is None else self._sleep(step))
 
     async def acquire_async(self) -> None:
         """``acquire`` for async clients (the wait, if any, is awaited)."""

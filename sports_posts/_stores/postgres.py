@@ -78,7 +78,7 @@ class _Watchdog:
             ticket = next(self._tickets)
             self._armed[ticket] = fd
             heapq.heappush(self._heap, (clock() + seconds, ticket))
-            if len(self._heap) == 1:
+            if self._heap[0][1] == ticket:  # earlier than what the thread waits for
                 self._cond.notify()
             return ticket
 
@@ -204,9 +204,12 @@ class Postgres:
         self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
-    def run(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
+    def run(
+        self, statements: Sequence[Statement], *, connection: Any = None, timeout: Optional[float] = None
+    ) -> list[Result]:
         """Run ``statements``: one alone in autocommit, several in one transaction of their
-        own, or, given the caller's ``connection``, inside the caller's transaction."""
+        own, or, given the caller's ``connection``, inside the caller's transaction.
+        ``timeout`` (seconds) shortens this call's bound (a caller's own deadline)."""
         with self.errors():
             own = self.connection()
             if not self._migrated:
@@ -217,21 +220,24 @@ class Postgres:
             if connection is not None:
                 with connection.cursor() as cur:
                     return _execute_all(cur, statements)
-            return self._guarded(own, statements)
+            return self._guarded(own, statements, timeout)
 
-    def _guarded(self, conn: Any, statements: Sequence[Statement]) -> list[Result]:
+    def _guarded(self, conn: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
         if conn is self._given:  # the customer's connection: their settings, their bounds
             return _run_on(conn, statements)
-        ticket = _WATCHDOG.arm(conn.pgconn.socket, self._guard, _monotonic)
+        bound = self._guard if timeout is None else min(self._guard, timeout)
+        ticket = _WATCHDOG.arm(conn.pgconn.socket, bound, _monotonic)
         try:
             return _run_on(conn, statements)
         finally:
             _WATCHDOG.disarm(ticket)
 
-    def execute(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
+    def execute(
+        self, sql: str, keys: Sequence[str], params: Any, *, timeout: Optional[float] = None
+    ) -> Optional[tuple[Any, ...]]:
         """Run one statement and return its first row (``None`` when it returned none);
         ``keys`` is unused (the statement names its rows), as a Redis script needs them."""
-        rows = self.run([(sql, params)])[0][1]
+        rows = self.run([(sql, params)], timeout=timeout)[0][1]
         return tuple(rows[0]) if rows else None
 
     def migrate(self) -> None:

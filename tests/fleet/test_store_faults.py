@@ -256,3 +256,60 @@ def test_poll_state_round_trips_through_a_restarted_postgres(pg: PostgresProcess
     pg.restart()
     assert checkpoint.load() == state
     checkpoint.close()
+
+
+@pytest.mark.parametrize("engine", ["postgres", "redis"])
+def test_a_budget_draw_on_a_frozen_store_ends_within_the_calls_timeout(
+    pg: PostgresProcess, rd: RedisProcess, engine: str
+) -> None:
+    from sports_posts import APITimeoutError, SportsPosts
+
+    server: Any = pg if engine == "postgres" else rd
+    # The store's own bound is long; the call's timeout is what must end the draw.
+    budget = CallBudget(server.url, per_minute=10_000, key=f"faults:{uuid.uuid4().hex}", statement_timeout=60)
+    client = SportsPosts(api_key="sk_test_faults", base_url="http://127.0.0.1:9/v1", budget=budget,
+                         timeout=BOUND, max_retries=0)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # one thread: its connection is made
+        pool.submit(budget.try_acquire).result()
+        (server.freeze if engine == "postgres" else server.pause)()
+        try:
+            future = pool.submit(lambda: client.posts.list(limit=1))
+            try:
+                outcome = future.exception(timeout=PATIENCE)
+            except concurrent.futures.TimeoutError:
+                pytest.fail(f"the call was still waiting after {PATIENCE} s: unbounded")
+        finally:
+            (server.thaw if engine == "postgres" else server.resume)()
+    if engine == "postgres":
+        assert isinstance(outcome, APITimeoutError), outcome
+    else:  # redis-py has no per-command timeout: the draw ends at the socket timeout, typed
+        assert isinstance(outcome, (APITimeoutError, StoreError)), outcome
+    assert client.calls == 0, "nothing was sent"
+    client.close()
+    budget.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ["postgres", "redis"])
+async def test_an_async_budget_draw_on_a_frozen_store_ends_within_the_calls_timeout(
+    pg: PostgresProcess, rd: RedisProcess, engine: str
+) -> None:
+    import anyio
+
+    from sports_posts import APITimeoutError, AsyncSportsPosts
+
+    server: Any = pg if engine == "postgres" else rd
+    budget = CallBudget(server.url, per_minute=10_000, key=f"faults:{uuid.uuid4().hex}", statement_timeout=60)
+    await budget.try_acquire_async()
+    client = AsyncSportsPosts(api_key="sk_test_faults", base_url="http://127.0.0.1:9/v1", budget=budget,
+                              timeout=BOUND, max_retries=0)
+    (server.freeze if engine == "postgres" else server.pause)()
+    try:
+        with anyio.fail_after(PATIENCE):
+            with pytest.raises(APITimeoutError):
+                await client.posts.list(limit=1)
+    finally:
+        (server.thaw if engine == "postgres" else server.resume)()
+    assert client.calls == 0, "nothing was sent"
+    await client.aclose()
+    await budget.aclose()
