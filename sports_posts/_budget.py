@@ -176,8 +176,8 @@ Draw = BudgetDraw
 class BudgetStatus:
     """What a ``CallBudget`` has counted, read without drawing (``CallBudget.status()``).
 
-    ``month`` is the store's calendar month in UTC as ``"YYYY-MM"``; ``*_left`` is ``None``
-    for a bound that is not set.
+    ``month`` is the store's calendar month in UTC as ``"YYYY-MM"``; ``minute_left`` and
+    ``month_left`` are ``None`` for a bound that is not set.
     """
 
     per_minute: Optional[int]
