@@ -24,7 +24,7 @@ from typing_extensions import Protocol, runtime_checkable
 
 from .._errors import ParameterError
 from .._stores.redis import Redis
-from .._stores.sqlite import thread_connection
+from .._stores.sqlite import thread_connection, typed_errors
 from .errors import StoreDataLostError
 
 if TYPE_CHECKING:
@@ -183,6 +183,7 @@ class SQLiteDedupeStore:
     is opened per thread and per process (a forked child opens its own).
     """
 
+    @typed_errors
     def __init__(
         self,
         path: Union[str, PathLike[str]],
@@ -218,6 +219,7 @@ class SQLiteDedupeStore:
     def _connect(self) -> sqlite3.Connection:
         return thread_connection(self._local, self.path, self._busy_timeout, "NORMAL")
 
+    @typed_errors
     def claim(self, key: str) -> bool:
         now = self._clock()
         token = self._new_token()
@@ -236,6 +238,7 @@ class SQLiteDedupeStore:
             self._maybe_sweep(conn, now)
         return claimed
 
+    @typed_errors
     def complete(self, key: str) -> None:
         token = self._pop_token(key)
         expires = self._clock() + self.ttl
@@ -259,6 +262,7 @@ class SQLiteDedupeStore:
                 (key, expires),
             )
 
+    @typed_errors
     def release(self, key: str) -> None:
         token = self._pop_token(key)
         conn = self._connect()
@@ -267,6 +271,7 @@ class SQLiteDedupeStore:
         else:
             conn.execute("DELETE FROM webhook_claims WHERE key = ? AND token = ?", (key, token))
 
+    @typed_errors
     def is_complete(self, key: str) -> bool:
         row = self._connect().execute(
             "SELECT 1 FROM webhook_claims WHERE key = ? AND token = '' AND expires_at > ?",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .._errors import ParameterError
-from .._stores.sqlite import thread_connection
+from .._stores.sqlite import thread_connection, typed_errors
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class SQLiteInbox:
     outcome (a handler that kills its process, say) goes ``dead`` instead of looping.
     """
 
+    @typed_errors
     def __init__(
         self,
         path: Union[str, PathLike[str]],
@@ -116,6 +117,7 @@ class SQLiteInbox:
         # FULL: the 2xx promises the row is on disk.
         return thread_connection(self._local, self.path, self._busy_timeout, "FULL")
 
+    @typed_errors
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """Commit an event; false when ``key`` is already stored (a retry of a stored story)."""
         now = self._clock()
@@ -127,6 +129,7 @@ class SQLiteInbox:
         )
         return cursor.rowcount == 1
 
+    @typed_errors
     def take_due(self, limit: int = 16) -> list[InboxEntry]:
         """Lease up to ``limit`` rows that are due, including rows of a worker that died."""
         now = self._clock()
@@ -161,6 +164,7 @@ class SQLiteInbox:
                 logger.error("inbox entry %s is dead: %s", entry.key, entry.last_error)
         return [entry for entry in entries if entry.state == "processing"]
 
+    @typed_errors
     def get(self, key: str) -> Optional[InboxEntry]:
         """The stored row of ``key``, whatever its state."""
         row = self._connect().execute(
@@ -170,6 +174,7 @@ class SQLiteInbox:
         ).fetchone()
         return None if row is None else InboxEntry(row[0], bytes(row[1]), *row[2:])
 
+    @typed_errors
     def mark_done(self, entry: InboxEntry) -> None:
         """The handler succeeded: keep the row as ``done`` until ``retention`` passes."""
         conn = self._connect()
@@ -182,6 +187,7 @@ class SQLiteInbox:
             "DELETE FROM webhook_inbox WHERE state = 'done' AND due_at <= ?", (self._clock(),)
         )
 
+    @typed_errors
     def mark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
         """The handler raised: schedule a retry, or ``dead`` after ``max_attempts``; returns the state."""
         attempts = entry.attempts + 1
@@ -195,6 +201,7 @@ class SQLiteInbox:
         )
         return state
 
+    @typed_errors
     def next_due(self) -> Optional[float]:
         """When the earliest pending or leased row falls due (clock time), or ``None``."""
         row = self._connect().execute(
@@ -202,6 +209,7 @@ class SQLiteInbox:
         ).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
+    @typed_errors
     def counts(self) -> dict[str, int]:
         """Rows per state: ``pending``, ``processing``, ``done``, ``dead``."""
         counts = dict.fromkeys(("pending", "processing", "done", "dead"), 0)
@@ -211,6 +219,7 @@ class SQLiteInbox:
             counts[state] = count
         return counts
 
+    @typed_errors
     def dead(self) -> list[InboxEntry]:
         """Events that failed ``max_attempts`` times: nothing is dropped silently."""
         keys = [row[0] for row in self._connect().execute(
@@ -218,6 +227,7 @@ class SQLiteInbox:
         )]
         return [entry for entry in (self.get(key) for key in keys) if entry is not None]
 
+    @typed_errors
     def requeue(self, key: str) -> bool:
         """Give a dead event a fresh set of attempts, due now."""
         cursor = self._connect().execute(
@@ -227,6 +237,7 @@ class SQLiteInbox:
         )
         return cursor.rowcount == 1
 
+    @typed_errors
     def purge_dead(self) -> int:
         """Delete every dead event (after inspecting them); returns how many were deleted."""
         return int(self._connect().execute("DELETE FROM webhook_inbox WHERE state = 'dead'").rowcount)

@@ -313,3 +313,26 @@ async def test_an_async_budget_draw_on_a_frozen_store_ends_within_the_calls_time
     assert client.calls == 0, "nothing was sent"
     await client.aclose()
     await budget.aclose()
+
+
+@pytest.mark.parametrize("kind", ["inbox", "dedupe"])
+def test_a_locked_sqlite_file_is_a_typed_store_error(tmp_path: Any, kind: str) -> None:
+    import sqlite3
+
+    from sports_posts.webhooks import SQLiteDedupeStore, SQLiteInbox
+
+    path = tmp_path / "store.sqlite3"
+    store: Any = (SQLiteInbox(path, busy_timeout=0.05) if kind == "inbox"
+                  else SQLiteDedupeStore(path, busy_timeout=0.05))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the file past the busy timeout
+    try:
+        with pytest.raises(StoreError) as info:
+            store.put("k", b"x") if kind == "inbox" else store.claim("k")
+        assert info.value.engine == "sqlite" and type(store).__name__ in str(info.value)
+        assert not isinstance(info.value, sqlite3.Error)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.put("k", b"x") if kind == "inbox" else store.claim("k")
+    store.close()
