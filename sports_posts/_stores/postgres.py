@@ -77,6 +77,11 @@ class _Watchdog:
                 self._thread.start()
             ticket = next(self._tickets)
             self._armed[ticket] = fd
+            if len(self._heap) > 64 and len(self._heap) > 4 * len(self._armed):
+                # Finished statements leave their entries until their deadline: drop them
+                # now and then, so the heap stays the size of what is running.
+                self._heap = [entry for entry in self._heap if entry[1] in self._armed]
+                heapq.heapify(self._heap)
             heapq.heappush(self._heap, (clock() + seconds, ticket))
             if self._heap[0][1] == ticket:  # earlier than what the thread waits for
                 self._cond.notify()

@@ -336,3 +336,21 @@ def test_a_locked_sqlite_file_is_a_typed_store_error(tmp_path: Any, kind: str) -
         holder.close()
     assert store.put("k", b"x") if kind == "inbox" else store.claim("k")
     store.close()
+
+
+def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None:
+    import socket as socket_module
+
+    from sports_posts._stores.postgres import _Watchdog
+
+    now = [0.0]
+    dog = _Watchdog()
+    left, right = socket_module.socketpair()
+    try:
+        for _ in range(1000):  # statements that finish in time: disarmed, never fired
+            dog.disarm(dog.arm(left.fileno(), 30.0, lambda: now[0]))
+        assert len(dog._heap) <= 64 + 1, "finished statements do not pile up"
+        assert right.send(b"x") == 1 and left.recv(1) == b"x", "nothing was shut down"
+    finally:
+        left.close()
+        right.close()
