@@ -23,6 +23,7 @@ from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
+    NoCookies,
     Response,
     Timeout,
     deadline,
@@ -46,6 +47,7 @@ from ._transport import (
     advance,
     exchange_flow,
     is_local,
+    redirect_hop,
 )
 
 if TYPE_CHECKING:
@@ -317,7 +319,10 @@ class SportsPosts(_ClientBase[Client]):
                 return send.reader.timed_out()
         try:
             with deadline(send.reader.deadline, _clock):
-                response = self._http.send(send.request, stream=True)
+                # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+                response = self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+                if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+                    response = self._follow(response)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -326,8 +331,25 @@ class SportsPosts(_ClientBase[Client]):
                 finally:
                     response.close()
             return response
-        except (self._config.stack.HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
+
+    def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                response.close()
+                raise
+            if hop is None:
+                break
+            response.close()
+            response = self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
+        return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
@@ -383,7 +405,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env)
+        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -429,7 +451,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                 self._calls.add(-1)
                 raise
             return exc
-        except self._config.stack.HTTPError as exc:
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL) as exc:
             return exc
         except BaseException:
             if not drawn:
@@ -441,7 +463,10 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         cancelled read still gives the connection back."""
         import anyio
 
-        response = await self._http.send(send.request, stream=True)
+        # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+        response = await self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+        if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+            response = await self._follow(response)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
@@ -450,6 +475,27 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+        return response
+
+    async def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        import anyio
+
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+                raise
+            if hop is None:
+                break
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+            response = await self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:

@@ -18,11 +18,13 @@ import os
 import select
 import socket
 import threading
+import time
 import weakref
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Callable, Optional
 
+from .. import _checks
 from .._errors import ParameterError
 from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
 
@@ -45,14 +47,6 @@ _GRACE = 1.5
 def schema_sql() -> str:
     """Every table the SDK owns on PostgreSQL (``schema.sql`` beside this module)."""
     return resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
-
-
-def _seconds(name: str, value: object, *, allow_none: bool = False) -> Optional[float]:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
-        raise ParameterError(f"{name} must be seconds between 0 and 86400", parameter=name)
-    return float(value)
 
 
 class _Watchdog:
@@ -150,10 +144,9 @@ class Postgres:
                 f"{type(url_or_connection).__name__}",
                 parameter=parameter,
             )
-        self.connect_timeout = _seconds("connect_timeout", connect_timeout)
-        self.statement_timeout = _seconds("statement_timeout", statement_timeout)
-        lock = _seconds("lock_timeout", lock_timeout, allow_none=True)
-        assert self.connect_timeout is not None and self.statement_timeout is not None
+        self.connect_timeout = _checks.seconds("connect_timeout", connect_timeout)
+        self.statement_timeout = _checks.seconds("statement_timeout", statement_timeout)
+        lock = _checks.optional_seconds("lock_timeout", lock_timeout)
         self.lock_timeout = lock if lock is not None else self.statement_timeout
         ms = int(self.statement_timeout * 1000)
         self._connect_args = {
@@ -231,7 +224,7 @@ class Postgres:
         if conn is self._given:  # the customer's connection: their settings, their bounds
             return _run_on(conn, statements)
         bound = self._guard if timeout is None else min(self._guard, timeout)
-        ticket = _WATCHDOG.arm(conn.pgconn.socket, bound, _monotonic)
+        ticket = _WATCHDOG.arm(conn.pgconn.socket, bound, time.monotonic)
         try:
             return _run_on(conn, statements)
         finally:
@@ -335,12 +328,6 @@ def _alive(conn: Any) -> bool:
     except Exception:  # no socket any more (psycopg or the OS says so): not usable
         return False
     return not readable
-
-
-def _monotonic() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def _shutdown(fd: int) -> None:

@@ -15,18 +15,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from .. import _checks
 from .._errors import ParameterError
 from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
 
 __all__ = ["Redis"]
 
 _SCHEMES = ("redis", "rediss", "unix")
-
-
-def _seconds(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
-        raise ParameterError(f"{name} must be seconds between 0 and 86400", parameter=name)
-    return float(value)
 
 
 class Redis:
@@ -58,8 +53,8 @@ class Redis:
         redis_asyncio = import_driver("redis.asyncio", owner)
         self._driver, self._driver_async = redis, redis_asyncio
         self.driver_errors: tuple[type[BaseException], ...] = (redis.RedisError,)
-        self.socket_timeout = _seconds("socket_timeout", socket_timeout)
-        self.connect_timeout = _seconds(
+        self.socket_timeout = _checks.seconds("socket_timeout", socket_timeout)
+        self.connect_timeout = _checks.seconds(
             "connect_timeout", socket_timeout if connect_timeout is None else connect_timeout
         )
         # No client-side retries on a client made here: redis-py's default retries a timeout

@@ -273,7 +273,7 @@ class PostgresInbox(_PostgresStore):
         auto_migrate: bool = True,
     ) -> None:
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
-        self.retention, self.lease = _check_durations(retention, lease)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
+from .. import _checks
 from .._errors import ParameterError
 from .._stores.redis import Redis
 from ._store import check_body, check_key, check_retries
@@ -225,7 +226,8 @@ class RedisInbox:
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         if not prefix or not group:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
-        self.retention, self.lease = _check_durations(retention, lease)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        _checks.seconds("socket_timeout", socket_timeout)
         self.prefix, self.group = prefix, group
         self._clock = clock
         # Bounded: a dead server or a partition ends a call within socket_timeout.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .. import _checks
 from .._errors import ParameterError
 from .._stores.errors import StoreError
 
@@ -33,8 +34,11 @@ def check_body(body: object) -> bytes:
 
 def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int, tuple[float, ...]]:
     """An inbox's retry policy: a positive attempt count and non-negative waits in seconds."""
-    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-    if not backoff or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0 for b in backoff):
-        raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
-    return max_attempts, tuple(float(b) for b in backoff)  # type: ignore[arg-type]
+    attempts = _checks.positive_int("max_attempts", max_attempts, maximum=MAX_ATTEMPTS_LIMIT)
+    if isinstance(backoff, (str, bytes)) or not isinstance(backoff, Sequence) or not backoff:
+        raise ParameterError("backoff must be a non-empty sequence of seconds", parameter="backoff")
+    return attempts, tuple(_checks.seconds("backoff", b, allow_zero=True) for b in backoff)
+
+
+MAX_ATTEMPTS_LIMIT = 1000
+"""The most attempts an inbox makes of one event (its backoff's last wait repeats)."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
+from .. import _checks
 from .._errors import ParameterError
 from .._stores.redis import Redis
 from .._stores.sqlite import thread_connection, typed_errors
@@ -102,11 +103,13 @@ class _Tokens:
         return f"{self._prefix}{next(self._counter):x}"
 
 
-def _check_durations(ttl: float, lease: float) -> tuple[float, float]:
-    for name, value in (("ttl", ttl), ("lease", lease)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ParameterError(f"{name} must be a positive number of seconds", parameter=name)
-    return float(ttl), float(lease)
+MAX_TTL = 366 * 86400.0
+"""The longest ``ttl``/``retention``: a year; a lease is at most a day (``_checks.ONE_DAY``)."""
+
+
+def _check_durations(ttl: float, lease: float, *, ttl_name: str = "ttl") -> tuple[float, float]:
+    """A store's memory and lease in seconds: finite, above 0, bounded (nan, inf refused)."""
+    return _checks.seconds(ttl_name, ttl, maximum=MAX_TTL), _checks.seconds("lease", lease)
 
 
 class MemoryDedupeStore:
@@ -194,6 +197,7 @@ class SQLiteDedupeStore:
         busy_timeout: float = 30.0,
     ) -> None:
         self.ttl, self.lease = _check_durations(ttl, lease)
+        _checks.seconds("busy_timeout", busy_timeout)
         self.path = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError(

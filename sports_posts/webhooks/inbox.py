@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from .. import _checks
 from .._errors import ParameterError
 from .._stores.sqlite import thread_connection, typed_errors
-from .dedupe import DEFAULT_LEASE, DEFAULT_TTL
+from ._store import check_retries
+from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -82,14 +84,9 @@ class SQLiteInbox:
         self.path = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError("an inbox must be a file to survive a crash", parameter="path")
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-        if not backoff or any(not isinstance(b, (int, float)) or b < 0 for b in backoff):
-            raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
-        self.max_attempts = max_attempts
-        self.backoff = tuple(float(b) for b in backoff)
-        self.lease = float(lease)
-        self.retention = float(retention)
+        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        _checks.seconds("busy_timeout", busy_timeout)
         self._clock = clock
         self._busy_timeout = busy_timeout
         self._local = threading.local()
