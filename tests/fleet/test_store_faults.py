@@ -201,7 +201,10 @@ def test_a_client_frozen_or_killed_inside_a_call_holds_no_one_up(pg: PostgresPro
     lambda url: RedisInbox(url),
     lambda url: RedisDedupeStore(url),
 ])
-def test_a_mistyped_redis_url_is_a_parameter_error_at_construction(make: Callable[[str], Any]) -> None:
+def test_a_mistyped_redis_url_is_a_parameter_error_at_construction(
+    make: Callable[[str], Any], secrets_never_leak: Any
+) -> None:
+    secrets_never_leak.register("pw-secret-typo")  # no log line or error message may show it
     with pytest.raises(ParameterError) as info:
         make("redis://:pw-secret-typo@localhost:63799x/0")
     assert "pw-secret-typo" not in str(info.value) and "63799x" in str(info.value)
@@ -214,7 +217,10 @@ def test_a_mistyped_redis_url_is_a_parameter_error_at_construction(make: Callabl
     lambda url: PostgresInbox(url),
     lambda url: PostgresDedupeStore(url),
 ])
-def test_a_mistyped_postgres_url_is_a_parameter_error_at_construction(make: Callable[[str], Any]) -> None:
+def test_a_mistyped_postgres_url_is_a_parameter_error_at_construction(
+    make: Callable[[str], Any], secrets_never_leak: Any
+) -> None:
+    secrets_never_leak.register("pw-secret-typo")
     with pytest.raises(ParameterError) as info:
         make("postgresql://test:pw-secret-typo@localhost:54x/postgres")
     assert "pw-secret-typo" not in str(info.value)
@@ -222,8 +228,11 @@ def test_a_mistyped_postgres_url_is_a_parameter_error_at_construction(make: Call
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("engine", ["redis", "postgres"])
-def test_an_unreachable_store_is_a_typed_error_and_no_password_shows(engine: str, kind: str) -> None:
+def test_an_unreachable_store_is_a_typed_error_and_no_password_shows(
+    engine: str, kind: str, secrets_never_leak: Any
+) -> None:
     secret = "pw-secret-in-query"
+    secrets_never_leak.register(secret)  # the suite then checks every log record and error too
     url = (f"redis://127.0.0.1:1/0?password={secret}" if engine == "redis"
            else f"postgresql://test@127.0.0.1:1/postgres?password={secret}")
     store, call = _store(kind, url)
