@@ -38,7 +38,7 @@ from ._version import __version__
 from ._warnings import CombinedModesWarning, SportsPostsWarning
 
 if TYPE_CHECKING:
-    from ._budget import BudgetExhaustedError, CallBudget
+    from ._budget import BudgetDraw, BudgetExhaustedError, BudgetStatus, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
     from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
@@ -77,7 +77,9 @@ _LAZY = {
     "AsyncSportsPosts": "._client",
     "Author": ".models.post",
     "BillingCycle": ".models.account",
+    "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
+    "BudgetStatus": "._budget",
     "CallBudget": "._budget",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
@@ -133,7 +135,9 @@ __all__ = [
     "Author",
     "BadRequestError",
     "BillingCycle",
+    "BudgetDraw",
     "BudgetExhaustedError",
+    "BudgetStatus",
     "CallBudget",
     "Checkpoint",
     "CheckpointConflictError",

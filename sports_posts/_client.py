@@ -31,6 +31,7 @@ from ._http import (
     default_stack,
     stack_of,
 )
+from ._stores.errors import CoordinationError
 from ._transport import (
     _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -305,10 +306,17 @@ class SportsPosts(_ClientBase[Client]):
         allows; the pool's streams end each step by the attempt's deadline."""
         if budget is not None:
             try:
-                budget.acquire()  # a refusal raises here, before anything is sent
-            except BaseException:
+                # Inside the attempt's time: the draw's store call is bounded by what is left.
+                budget.acquire(timeout=send.reader.seconds_left())  # a refusal raises here
+                late = send.reader.seconds_left() == 0.0
+            except BaseException as exc:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                if isinstance(exc, CoordinationError) and send.reader.seconds_left() == 0.0:
+                    return send.reader.timed_out()  # the store outlasted the call's own time
                 raise
+            if late:  # the draw took the attempt's whole time: nothing is sent
+                self._calls.add(-1)
+                return send.reader.timed_out()
         try:
             with deadline(send.reader.deadline, _clock):
                 # auth=None: the SDK's Authorization goes out, whatever auth= the client has
@@ -413,30 +421,42 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         await self.aclose()
 
     async def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
-        """Draw from the budget, then send and read the body under one timeout scope: the
-        attempt's whole deadline."""
-        if budget is not None:
-            try:
-                await budget.acquire_async()  # a refusal raises here, before anything is sent
-            except BaseException:
-                self._calls.add(-1)  # counted by the flow as it asked, but never sent
-                raise
+        """Draw from the budget, then send and read the body, all under one timeout scope:
+        the attempt's whole deadline (a draw on a frozen store included)."""
         import asyncio  # only async callers pay for importing these
 
         import anyio
 
         seconds = send.reader.seconds_left()
+        drawn = budget is None
         try:
             if _NATIVE_TIMEOUT and _on_asyncio():
                 # asyncio's own timeout: the same bound for a quarter of anyio's cost
                 async with asyncio.timeout(seconds):  # type: ignore[attr-defined,unused-ignore]
+                    if budget is not None:
+                        await budget.acquire_async()  # a refusal raises here, before anything is sent
+                        drawn = True
                     return await self._read(send)
             with anyio.fail_after(seconds):
+                if budget is not None:
+                    await budget.acquire_async()
+                    drawn = True
                 return await self._read(send)
         except TimeoutError:
+            if not drawn:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
             return send.reader.timed_out()
-        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
+        except SportsPostsError as exc:
+            if not drawn:  # a refusal or a store failure of the draw: raised, nothing sent
+                self._calls.add(-1)
+                raise
             return exc
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL) as exc:
+            return exc
+        except BaseException:
+            if not drawn:
+                self._calls.add(-1)
+            raise
 
     async def _read(self, send: Send) -> Response:
         """Send, then read the body through the reader; the close is shielded so that a
