@@ -200,8 +200,9 @@ class FileCheckpoint:
                 raise CheckpointLockedError(
                     f"{self.path} is in use by another poller of this same process "
                     f"(process {holder}, lock file {self.lock_path.name}): one still open on "
-                    "this file. Close it first (poller.close(), or use the poller in a `with` "
-                    "block, which closes it), or give this one its own file"
+                    "this file. Close it first (poller.close() or await poller.aclose(), or use "
+                    "the poller in a `with` / `async with` block, which closes it), or give this "
+                    "one its own file"
                 ) from None
             raise CheckpointLockedError(
                 f"{self.path} is in use by another poller (process {holder}, lock file "

@@ -7,6 +7,7 @@ an abandoned poller frees its file at once; a checkpoint is only valid for its o
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import logging
@@ -21,6 +22,8 @@ import httpx
 import pytest
 
 from sports_posts import (
+    AsyncPoller,
+    AsyncSportsPosts,
     CheckpointError,
     CheckpointMismatchError,
     FileCheckpoint,
@@ -298,6 +301,37 @@ def test_a_poller_nobody_holds_lets_go_of_its_file_at_once(
         del first
         second = one_batch(client, clock, path)
         second.close()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@pytest.mark.anyio
+async def test_an_async_poller_nobody_holds_lets_go_of_its_file_at_once(
+    aclient: AsyncSportsPosts, service: FakePostsService, clock: FakeClock, tmp_path: Path
+) -> None:
+    service.publish("p1", -10.0)
+    path = tmp_path / "nfl.json"
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    def poller() -> AsyncPoller:
+        return AsyncPoller(
+            aclient, checkpoint=FileCheckpoint(path), since=T0 - timedelta(minutes=1), clock=clock, sleep=no_wait
+        )
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        first = poller()
+        assert await first.__anext__()
+        del first
+        for _ in range(3):  # the event loop closes the abandoned generator on its next steps
+            await asyncio.sleep(0)
+        second = poller()
+        assert await second.__anext__()
+        await second.aclose()
     finally:
         if enabled:
             gc.enable()
