@@ -190,7 +190,7 @@ class PollState:
         if ceiling is not None:
             newest = [min(t, _utc(ceiling)) for t in newest]
         watermark = max([self.watermark, *newest])
-        floor = max(self.floor, watermark - lookback, _utc(cycle_started) - lookback)
+        floor = max(self.floor, _shift(watermark, -lookback), _shift(_utc(cycle_started), -lookback))
         seen = dict(self.seen)
         seen.update((p.id, p.created_at) for p in batch)
         kept = {i: t for i, t in seen.items() if t > floor}
@@ -357,6 +357,31 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+MAX_LOOKBACK = timedelta(days=1)
+"""The widest window: a post indexed a day late is no feed's normal, and every post of the
+window is kept in memory (``seen``) and read again each cycle."""
+
+
+def _lookback(value: Any) -> timedelta:
+    seconds = _seconds("lookback", value)
+    if seconds > MAX_LOOKBACK.total_seconds():
+        raise ParameterError(
+            f"lookback: at most {MAX_LOOKBACK.total_seconds():.0f} seconds (a day), got {value!r}",
+            parameter="lookback",
+        )
+    return timedelta(seconds=seconds)
+
+
+def _shift(when: datetime, by: timedelta) -> datetime:
+    """``when + by``, held at the ends of the calendar (year 1, year 9999) rather than an
+    ``OverflowError``: a ``since`` or a clock at either end stays a valid bound."""
+    try:
+        return when + by
+    except OverflowError:
+        edge = datetime.min if by < timedelta(0) else datetime.max
+        return edge.replace(tzinfo=timezone.utc)
+
+
 @dataclass(frozen=True)
 class PollConfig:
     """The checked settings of one poller (built by [`PollConfig.build`][sports_posts.polling.PollConfig.build])."""
@@ -407,7 +432,7 @@ class PollConfig:
         return cls(
             filters=given,
             interval=_seconds("interval", interval),
-            lookback=timedelta(seconds=_seconds("lookback", lookback)),
+            lookback=_lookback(lookback),
             limit=limit,
             max_calls_per_day=max_calls_per_day,
             limit_given=limit_given,
@@ -481,10 +506,10 @@ def _dated_start(
     poller more careful)."""
     if from_clock:
         back = min(skew.cautious_offset, timedelta(0))
-        return PollState.start(state.floor + back, filters=state.filters) if back else None
+        return PollState.start(_shift(state.floor, back), filters=state.filters) if back else None
     if not state.undated or state.seen or state.since_id or state.watermark != state.floor:
         return None  # only a bare start can be undated: anything else has delivered posts
-    start = min(state.floor + min(skew.cautious_offset, timedelta(0)), _utc(service_start))
+    start = min(_shift(state.floor, min(skew.cautious_offset, timedelta(0))), _utc(service_start))
     return PollState.start(start, filters=state.filters) if start != state.floor else None
 
 
@@ -642,9 +667,9 @@ def poll_cycles(
         # The service's now at the cycle's start, as far as the poller can tell: the local
         # clock, moved back (never forward) by the Date headers. The window slides to it at
         # most, and no post's created_at moves the watermark past it.
-        now = started + min(skew.cautious_offset, timedelta(0))
+        now = _shift(started, min(skew.cautious_offset, timedelta(0)))
         if batch and not warned_future:
-            latest = started + max(skew.offset, skew.cautious_offset, timedelta(0))
+            latest = _shift(started, max(skew.offset, skew.cautious_offset, timedelta(0)))
             ahead = batch[-1].created_at - latest
             if ahead > FUTURE_TOLERANCE:
                 warned_future = True

@@ -28,6 +28,7 @@ from sports_posts import (
     CheckpointMismatchError,
     FileCheckpoint,
     MemoryCheckpoint,
+    ParameterError,
     Poller,
     PollState,
     RateLimitError,
@@ -435,3 +436,26 @@ def test_an_ignored_since_is_a_warning(
     ignored = [r for r in caplog.records if "is ignored" in r.getMessage()]
     assert len(ignored) == 1 and ignored[0].levelno == logging.WARNING
     assert "new checkpoint path or key" in ignored[0].getMessage()
+
+
+# -- the ends of the calendar ------------------------------------------------------------------
+
+
+def test_a_lookback_beyond_a_day_is_a_parameter_error(client: SportsPosts) -> None:
+    """Today's code raised a raw OverflowError for lookback=1e300."""
+    for lookback in (1e300, 86400 * 365 * 5000, timedelta(days=2)):
+        with pytest.raises(ParameterError, match="lookback: at most 86400 seconds"):
+            Poller(client, lookback=lookback)
+    Poller(client, lookback=timedelta(days=1))
+
+
+def test_a_since_in_year_one_is_a_valid_bound(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+) -> None:
+    """Today's code raised a raw OverflowError at the first idle cycle (year 1 - lookback)."""
+    harness.until = T0 + timedelta(minutes=3)
+    poller = make_poller(client, harness, since=datetime(1, 1, 1, tzinfo=timezone.utc))
+    assert ids(list(poller)) == []
+    service.publish("p1", 200.0)
+    harness.until = T0 + timedelta(minutes=6)
+    assert ids(list(make_poller(client, harness, since=datetime(1, 1, 1, 0, 1, tzinfo=timezone.utc)))) == ["p1"]
