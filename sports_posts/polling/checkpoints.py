@@ -170,7 +170,7 @@ class FileCheckpoint:
     def _error(self, doing: str, exc: OSError, path: Optional[Path] = None) -> CheckpointError:
         """A file error as a ``CheckpointError`` naming the path and the cause."""
         cause = exc.strerror or type(exc).__name__
-        where = path if path is not None else self.path
+        where = "it" if path is None or path == self.path else str(path)
         hint = ""
         if isinstance(exc, (NotADirectoryError, FileExistsError)):
             hint = " (a file stands where a directory of the path should be)"
@@ -216,7 +216,12 @@ class FileCheckpoint:
             os.close(fd)
             raise self._error("cannot write the lock file", exc, self.lock_path) from None
         self._lock = weakref.finalize(self, os.close, fd)
-        if self._loaded is not None and self._identity() != self._loaded:
+        try:
+            stale = self._loaded is not None and self._identity() != self._loaded
+        except CheckpointError:
+            self.release()
+            raise
+        if stale:
             self.release()
             raise CheckpointLockedError(
                 f"{self.path} was saved by another poller after this one read it; "
