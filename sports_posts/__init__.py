@@ -65,10 +65,11 @@ if TYPE_CHECKING:
         PollState,
         RedisCheckpoint,
     )
-    from .polling.checkpoints import CheckpointLockedError
+    from .polling.checkpoints import CheckpointLockedError, CheckpointMismatchError
 
 _LAZY = {
     "CheckpointLockedError": ".polling.checkpoints",
+    "CheckpointMismatchError": ".polling.checkpoints",
     "RawResponse": "._transport",
     "RequestOptions": "._transport",
     "AccountInformation": ".models.account",
@@ -143,6 +144,7 @@ __all__ = [
     "CheckpointConflictError",
     "CheckpointError",
     "CheckpointLockedError",
+    "CheckpointMismatchError",
     "Company",
     "ComplianceList",
     "CombinedModesWarning",

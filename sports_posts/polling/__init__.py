@@ -27,6 +27,8 @@ from ._sync import Poller
 from .checkpoints import (
     Checkpoint,
     CheckpointConflictError,
+    CheckpointLockedError,
+    CheckpointMismatchError,
     FileCheckpoint,
     MemoryCheckpoint,
     RedisCheckpoint,
@@ -53,6 +55,8 @@ __all__ = [
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointError",
+    "CheckpointLockedError",
+    "CheckpointMismatchError",
     "ClockSkew",
     "Commit",
     "Deliver",
