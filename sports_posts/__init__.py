@@ -39,6 +39,7 @@ from ._version import __version__
 if TYPE_CHECKING:
     from ._budget import BudgetExhaustedError, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
+    from ._params import Unchecked
     from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
     from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
@@ -101,6 +102,7 @@ _LAZY = {
     "TaggedTeam": ".models.post",
     "Team": ".models.ids",
     "TeamList": ".models.ids",
+    "Unchecked": "._params",
     "Usage": ".models.account",
 }
 """Where each public name lives, for ``__getattr__``."""
@@ -175,6 +177,7 @@ __all__ = [
     "TaggedTeam",
     "Team",
     "TeamList",
+    "Unchecked",
     "Usage",
     "WebhookPayloadError",
     "__version__",
