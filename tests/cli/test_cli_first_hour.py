@@ -207,6 +207,15 @@ def test_help_cites_no_section_of_a_document_users_cannot_see() -> None:
         assert not re.search(r"\bspec\b|\bsection\b|(?<![\d.])\d+\.\d+(?![\d.])", text), parser.prog
 
 
+def test_unchecked_sends_what_the_sdk_does_not_know(api: respx.MockRouter) -> None:
+    route = api.get("/posts").mock(return_value=httpx.Response(200, json=_page("ok")))
+    status, _, err = run("posts", "--leagues", "NFL,XFL", "--limit", "1")
+    assert status == 1 and route.call_count == 0 and "--leagues: 'XFL'" in err and "--unchecked" in err
+    status, _, err = run("posts", "--leagues", "NFL,XFL", "--media-type", "hologram", "--unchecked", "--limit", "1")
+    assert status == 0, err
+    assert dict(route.calls.last.request.url.params) == {"leagues": "NFL,XFL", "media_type": "hologram", "limit": "1"}
+
+
 # --------------------------------------------------------------------------- 31: secrets
 
 
