@@ -725,6 +725,7 @@ def main(argv: Optional[Sequence[str]] = None, *, out: TextIO = sys.stdout, err:
     args = build_parser().parse_args(argv)
     try:
         status: int = args.run(args, out, err)
+        out.flush()  # here, where a closed pipe is caught, rather than at the interpreter's exit
         return status
     except KeyboardInterrupt:
         print("\nsports-posts: interrupted", file=err)
