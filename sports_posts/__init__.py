@@ -35,9 +35,10 @@ from ._errors import (
     WebhookPayloadError,
 )
 from ._version import __version__
+from ._warnings import CombinedModesWarning, SportsPostsWarning
 
 if TYPE_CHECKING:
-    from ._budget import BudgetExhaustedError, CallBudget
+    from ._budget import BudgetDraw, BudgetExhaustedError, BudgetStatus, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
     from ._params import Unchecked
     from ._stores import CoordinationError
@@ -77,7 +78,9 @@ _LAZY = {
     "AsyncSportsPosts": "._client",
     "Author": ".models.post",
     "BillingCycle": ".models.account",
+    "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
+    "BudgetStatus": "._budget",
     "CallBudget": "._budget",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
@@ -134,7 +137,9 @@ __all__ = [
     "Author",
     "BadRequestError",
     "BillingCycle",
+    "BudgetDraw",
     "BudgetExhaustedError",
+    "BudgetStatus",
     "CallBudget",
     "Checkpoint",
     "CheckpointConflictError",
@@ -142,6 +147,7 @@ __all__ = [
     "CheckpointLockedError",
     "Company",
     "ComplianceList",
+    "CombinedModesWarning",
     "CoordinationError",
     "FileCheckpoint",
     "GoneError",
@@ -172,6 +178,7 @@ __all__ = [
     "SinceIdNotFoundError",
     "SportsPosts",
     "SportsPostsError",
+    "SportsPostsWarning",
     "SyncPage",
     "TaggedPlayer",
     "TaggedTeam",

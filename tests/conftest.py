@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterator
 
 import pytest
+
+# The secret watch's fixtures (session-wide patching, then a check as each test ends).
+from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak  # noqa: F401
 
 # respx mocks httpx only: clients made without an explicit stack run on httpx in this suite;
 # the tests that run on both stacks (tests/stacks.py) choose theirs.
@@ -81,88 +83,3 @@ def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(client_module, "_sleep", fake_sleep)
     monkeypatch.setattr(client_module, "_async_sleep", fake_async_sleep)
     return waits
-
-
-class _SecretWatch(logging.Handler):
-    """Every API key and signing secret the suite hands to the SDK, and every place one leaked."""
-
-    MIN_LENGTH = 8  # shorter test secrets ("k1") would match ordinary words
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.secrets: set[str] = set()
-        self.leaks: list[str] = []
-
-    def register(self, value: object) -> None:
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        if isinstance(value, str) and len(value) >= self.MIN_LENGTH:
-            self.secrets.add(value)
-
-    def check(self, where: str, text: str) -> None:
-        for secret in self.secrets:
-            if secret in text:
-                self.leaks.append(f"{where}: {text[:200]!r}")
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            text = record.getMessage()
-        except Exception:  # a broken log call is not ours to judge here
-            return
-        if record.exc_info and record.exc_info[1] is not None:
-            text += " " + str(record.exc_info[1])
-        self.check(f"log record {record.name}", text)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def secrets_never_leak() -> Iterator[_SecretWatch]:
-    """Suite-wide: with debug logging on, no log record and no SportsPostsError message ever
-    contains an API key or a signing secret that a test gave the SDK."""
-    import hmac
-
-    import sports_posts._errors as errors
-    import sports_posts._transport as transport
-    import sports_posts.webhooks.signature as signature
-
-    watch = _SecretWatch()
-    original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
-    original_new = hmac.new
-    original_states = signature._hmac_states
-    original_init = errors.SportsPostsError.__init__
-
-    def resolve(cls: type, **kwargs: object) -> object:
-        config = original_resolve(cls, **kwargs)
-        watch.register(config.api_key)
-        return config
-
-    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's signer
-        watch.register(key)
-        return original_new(key, msg, digestmod)  # type: ignore[arg-type]
-
-    def states(secret: object) -> object:  # the SDK's own HMAC derives its states per secret
-        watch.register(secret)
-        return original_states(secret)  # type: ignore[arg-type]
-
-    def init(self: Exception, *args: object, **kwargs: object) -> None:
-        original_init(self, *args, **kwargs)
-        watch.check(f"{type(self).__name__} message", " ".join(str(a) for a in args))
-
-    transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
-    hmac.new = new  # type: ignore[assignment]
-    signature._hmac_states = states  # type: ignore[assignment]
-    errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
-    sdk_logger = logging.getLogger("sports_posts")
-    previous_level = sdk_logger.level
-    sdk_logger.setLevel(logging.DEBUG)
-    root = logging.getLogger()
-    root.addHandler(watch)
-    try:
-        yield watch
-    finally:
-        root.removeHandler(watch)
-        sdk_logger.setLevel(previous_level)
-        transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
-        hmac.new = original_new
-        signature._hmac_states = original_states
-        errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
-    assert not watch.leaks, "secrets leaked:\n" + "\n".join(watch.leaks[:20])
