@@ -40,6 +40,7 @@ from ._warnings import CombinedModesWarning, SportsPostsWarning
 if TYPE_CHECKING:
     from ._budget import BudgetDraw, BudgetExhaustedError, BudgetStatus, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
+    from ._params import Unchecked
     from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
     from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
@@ -105,6 +106,7 @@ _LAZY = {
     "TaggedTeam": ".models.post",
     "Team": ".models.ids",
     "TeamList": ".models.ids",
+    "Unchecked": "._params",
     "Usage": ".models.account",
 }
 """Where each public name lives, for ``__getattr__``."""
@@ -184,6 +186,7 @@ __all__ = [
     "TaggedTeam",
     "Team",
     "TeamList",
+    "Unchecked",
     "Usage",
     "WebhookPayloadError",
     "__version__",

@@ -6,8 +6,8 @@ annotations (httpx's, which httpx2 mirrors), and takes the classes a client real
 from that client's ``Stack``.
 
 Which stack: the one of an injected ``http_client``; otherwise the one named by
-``SPORTS_POSTS_HTTP_STACK`` (``httpx`` or ``httpx2``); otherwise httpx2 when it is
-installed, else httpx.
+``SPORTS_POSTS_HTTP_STACK`` (``httpx`` or ``httpx2``); otherwise httpx. What is installed
+never changes it: respx (which patches httpx only) keeps mocking a default client.
 """
 
 from __future__ import annotations
@@ -145,15 +145,11 @@ def load_stack(name: str) -> Stack:
 
 def default_stack() -> Stack:
     """The stack of a client made without ``http_client``: the environment's choice, else
-    httpx2 when it is installed (the maintained fork), else httpx."""
+    httpx, whether or not httpx2 is installed (an installed package must not change what
+    the SDK sends through, nor what a respx-based test mocks)."""
 
     chosen = os.environ.get(ENV_VAR, "").strip().lower()
-    if chosen:
-        return load_stack(chosen)
-    try:
-        return load_stack("httpx2")
-    except SportsPostsError:
-        return load_stack("httpx")
+    return load_stack(chosen or "httpx")
 
 
 def stack_of(http_client: object) -> Stack:

@@ -7,6 +7,7 @@ no request exists yet, so nothing is spent.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,10 @@ __all__ = [
     "PostsListParams",
     "ReferenceId",
     "SORTS",
+    "LEAGUES",
+    "MEDIA_TYPES",
     "SPORTS",
+    "Unchecked",
     "encode_datetime",
     "encode_ids_params",
     "encode_posts_params",
@@ -45,7 +49,8 @@ LeagueCode = Union[
     ],
     str,
 ]
-"""League codes of spec 4.1; open, case-insensitive on the service."""
+"""League codes of the specification, any case, checked before sending; a code the service
+added since this release goes through wrapped in ``Unchecked``."""
 
 Sport = Literal[
     "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
@@ -59,7 +64,8 @@ IdType = Union[
 """Id systems of ``teams`` / ``players``; the reference page calls the list open-ended."""
 
 MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
-"""Both vocabularies of spec 4.1; open (API.md): a value the service adds passes through."""
+"""The union of the specification's two lists, checked before sending; a value the service
+added since this release goes through wrapped in ``Unchecked``."""
 AspectRatio = Literal["landscape", "portrait", "square"]
 """Closed in spec 4.1: anything else is refused before sending."""
 Sort = Literal["recent", "trending", "top"]
@@ -68,6 +74,23 @@ Sort = Literal["recent", "trending", "top"]
 SORTS: tuple[str, ...] = get_args(Sort)
 ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
 SPORTS: tuple[str, ...] = get_args(Sport)
+LEAGUES: tuple[str, ...] = get_args(get_args(LeagueCode)[0])
+"""The league codes the SDK knows (and ``ALL``), upper case; the service takes any case."""
+MEDIA_TYPES: tuple[str, ...] = get_args(get_args(MediaTypeFilter)[0])
+"""The ``media_type`` values the SDK knows: the union of the specification's two lists."""
+
+
+class Unchecked(str):
+    """A value sent as given, past the SDK's list of known values: a league code or media
+    type the service added after this release (``leagues=Unchecked("XFL")``).
+
+    Only the vocabulary check is skipped: control characters and commas inside a list item
+    are still refused, and a value the service does not know is a billed 400."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Unchecked({str.__repr__(self)})"
 
 CSV = Union[str, Sequence[Union[str, int]]]
 """A comma-separated parameter: ``"NFL,NBA"`` or ``["NFL", "NBA"]``."""
@@ -331,9 +354,42 @@ def _enc_sports(name: str, value: Any) -> str:
     return ",".join(items)
 
 
+def _unknown(name: str, value: str, known: tuple[str, ...], what: str) -> ParameterError:
+    """The error of a value outside ``known``, with the near miss it probably meant."""
+    folded = value.upper() if known is LEAGUES else value.lower()
+    close = difflib.get_close_matches(folded, known, n=1, cutoff=0.6)
+    guess = f"; did you mean {close[0]!r}?" if close else "."
+    return ParameterError(
+        f"{name}: {_shown(value)} is not {what} the SDK knows{guess} Known: {', '.join(known)}. "
+        f"To send a value the service added after this release, wrap it: Unchecked({_shown(value)})",
+        parameter=name,
+    )
+
+
+def _enc_leagues(name: str, value: Any) -> str:
+    """League codes, any case, each checked unless it (or the whole value) is ``Unchecked``;
+    sent as given."""
+    items = _csv(name, value)
+    if isinstance(value, Unchecked):
+        return ",".join(items)
+    # _csv makes one item of each item of a sequence, in order
+    free = [False] * len(items) if isinstance(value, str) else [isinstance(v, Unchecked) for v in value]
+    for item, unchecked in zip(items, free):
+        if not unchecked and item.upper() not in LEAGUES:
+            raise _unknown(name, item, LEAGUES, "a league code")
+    return ",".join(items)
+
+
+def _enc_media_type(name: str, value: Any) -> str:
+    text = _string(name, value)
+    if text not in MEDIA_TYPES and not isinstance(value, Unchecked):
+        raise _unknown(name, text, MEDIA_TYPES, "a media type")
+    return text
+
+
 _ENCODERS: dict[str, _Encoder] = {
-    "leagues": _enc_csv,
-    "league": _enc_csv,
+    "leagues": _enc_leagues,
+    "league": _enc_leagues,
     "sports": _enc_sports,
     "teams": _enc_csv,
     "players": _enc_csv,
@@ -344,7 +400,7 @@ _ENCODERS: dict[str, _Encoder] = {
     "lat": _enc_number,
     "lng": _enc_number,
     "radius_km": _enc_number,
-    "media_type": _string,
+    "media_type": _enc_media_type,
     "aspect_ratio": _choice(ASPECT_RATIOS),
     "min_score": _enc_number,
     "min_duration": _enc_int,
@@ -447,7 +503,7 @@ def _check(given: Mapping[str, Any]) -> None:
 def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> dict[str, str]:
     """Check and encode the query of GET /ids (``lookup``: the ``IdsLookup`` keys)."""
     _refuse_unknown("GET /ids", lookup, _IDS_PARAMETERS)
-    query = {"entity": _string("entity", entity), "league": _string("league", league)}
+    query = {"entity": _string("entity", entity), "league": _ids_league(league)}
     reference_id = lookup.get("reference_id")
     if reference_id is not None:
         query["reference_id"] = _string("reference_id", reference_id)
@@ -459,6 +515,14 @@ def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> di
             )
         query["lookup"] = _string("lookup", value) if isinstance(value, str) else _enc_int("lookup", value)
     return query
+
+
+def _ids_league(value: Any) -> str:
+    """GET /ids's one league code, checked as those of GET /posts."""
+    text = _string("league", value)
+    if "," in text:
+        raise ParameterError(f"league: one league code, got {_shown(value)}", parameter="league")
+    return _enc_leagues("league", Unchecked(text) if isinstance(value, Unchecked) else text)
 
 
 _IDS_PARAMETERS = frozenset(IdsLookup.__annotations__)

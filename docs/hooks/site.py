@@ -34,8 +34,9 @@ REPO_LINK = re.compile(r"\]\(repo:([^)#\s]+)\)")
 MEANINGS: dict[str, tuple[str, str]] = {
     "leagues": (
         "league",
-        "League codes, or `ALL`; case-insensitive. Alone, it selects league mode "
-        "(trending within those leagues); with another mode it narrows it.",
+        "League codes, or `ALL`; case-insensitive; checked before sending "
+        "(`Unchecked(\"XFL\")` sends a code the SDK does not know). Alone, it selects "
+        "league mode (trending within those leagues); with another mode it narrows it.",
     ),
     "league": ("league", "The same parameter as `leagues`; pass one of the two."),
     "sports": (
@@ -77,8 +78,9 @@ MEANINGS: dict[str, tuple[str, str]] = {
     ),
     "media_type": (
         "any",
-        "Only posts with this kind of media. Open: a value the service adds later is "
-        "sent as it is.",
+        "Only posts with this kind of media: `image`, `photo`, `video`, `gif`, "
+        "`animated_gif` or `none`, checked before sending (`Unchecked(...)` sends a "
+        "value the SDK does not know).",
     ),
     "aspect_ratio": ("any", "Only media of this shape."),
     "min_score": (

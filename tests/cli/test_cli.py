@@ -90,10 +90,16 @@ def test_a_sandbox_key_selects_a_sandbox_that_accepts_it(monkeypatch: pytest.Mon
     assert status == 0 and "SPORTS_POSTS_API_KEY is a sandbox key" in err and "32 teams" in err
 
 
-def test_bad_parameter_is_a_clear_error_and_sends_nothing(service: Sandbox) -> None:
+def test_bad_parameter_is_a_clear_error_and_sends_nothing(service: Sandbox,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     before = service.calls()
-    status, out, err = run("posts", "--page-size", "500")
-    assert status == 1 and "ParameterError" in err and "limit" in err
+    with pytest.raises(SystemExit) as exit_info:  # in the words typed (issue 30.8), not "limit: 500"
+        run("posts", "--page-size", "500")
+    message = capsys.readouterr().err.splitlines()[-1]
+    assert exit_info.value.code == 2 and "argument --page-size: at most 100" in message and "limit" not in message
+    status, out, err = run("posts", "--media-type", "vidoe")
+    assert status == 1 and "ParameterError: --media-type: 'vidoe'" in err and "did you mean 'video'" in err
+    assert "--unchecked" in err and "Unchecked(" not in err
     assert service.calls() == before
     status, out, err = run("posts", "--teams", "1,2")
     assert status == 1 and "id_type" in err

@@ -28,11 +28,28 @@ def _raising(stack: str, name: str) -> Callable[[Any], Any]:
     return handler
 
 
-def test_without_a_choice_the_fork_is_used_when_it_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_choice_httpx_is_used_even_when_the_fork_is_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the dev extra installs httpx2 wherever it is published (Python 3.10+); failed when the
+    # SDK preferred httpx2 whenever it was importable
     monkeypatch.delenv(ENV, raising=False)
     with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
-        # the dev extra installs httpx2 wherever it is published (Python 3.10+)
-        assert type(client._http).__module__.split(".")[0] == STACKS[-1]
+        assert type(client._http) is httpx.Client
+    aclient = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
+    try:
+        assert type(aclient._http) is httpx.AsyncClient
+    finally:
+        asyncio.run(aclient.aclose())
+
+
+def test_respx_mocks_a_default_client_with_httpx2_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import respx
+
+    monkeypatch.delenv(ENV, raising=False)
+    with respx.mock(base_url=BASE_URL, assert_all_called=True) as router:
+        route = router.get("/posts").mock(return_value=httpx.Response(200, json=page([post("7")])))
+        with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, max_retries=0) as client:
+            assert [p.id for p in client.posts.list(leagues="NFL").items] == ["7"]
+    assert route.call_count == 1
 
 
 @pytest.mark.parametrize("stack", STACKS)

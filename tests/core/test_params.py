@@ -19,7 +19,7 @@ from sports_posts import (
     ParameterError,
     SportsPostsError,
 )
-from sports_posts._params import encode_posts_params
+from sports_posts._params import Unchecked, encode_posts_params
 from sports_posts._transport import MAX_URL_LENGTH
 from tests.runner import Runner
 
@@ -66,10 +66,10 @@ def test_parameters_encode_as_the_wire_expects(params: dict[str, Any], expected:
 @pytest.mark.parametrize(
     ("params", "value"),
     [
-        ({"leagues": "XFL"}, "XFL"),
+        ({"leagues": Unchecked("XFL")}, "XFL"),
         ({"teams": "a", "id_type": "provider9"}, "provider9"),
-        ({"media_type": "hologram"}, "hologram"),
-        ({"league": "XFL"}, "XFL"),
+        ({"media_type": Unchecked("hologram")}, "hologram"),
+        ({"league": Unchecked("XFL")}, "XFL"),
     ],
 )
 def test_open_vocabularies_pass_through(params: dict[str, Any], value: str) -> None:
