@@ -37,13 +37,17 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
+    path = f"poll-{args.league.lower()}.json"
+    # `since` only places a first start: a restart resumes from the checkpoint (and passing
+    # `since` beside a saved checkpoint logs a WARNING that it was ignored).
+    since = None if os.path.exists(path) else datetime.now(timezone.utc) - timedelta(days=1)
     with connect(posts_per_minute=30, late_index_rate=0.2) as client:  # sandbox options only
         poller = client.posts.poll(
             leagues=args.league,
-            since=datetime.now(timezone.utc) - timedelta(days=1),  # ignored once a checkpoint exists
+            since=since,
             interval=60,
             max_calls_per_day=int(os.environ.get("SPORTS_POSTS_MAX_CALLS_PER_DAY", "6")),
-            checkpoint=FileCheckpoint(f"poll-{args.league.lower()}.json"),
+            checkpoint=FileCheckpoint(path),
         )
         signal.signal(signal.SIGTERM, lambda *_: poller.stop())  # finish the cycle, then exit
         if args.seconds:
