@@ -122,12 +122,10 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
 
     import sports_posts._errors as errors
     import sports_posts._transport as transport
-    import sports_posts.webhooks.signature as signature
 
     watch = _SecretWatch()
     original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
     original_new = hmac.new
-    original_states = signature._hmac_states
     original_init = errors.SportsPostsError.__init__
 
     def resolve(cls: type, **kwargs: object) -> object:
@@ -135,13 +133,9 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         watch.register(config.api_key)
         return config
 
-    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's signer
+    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's and the SDK's signers
         watch.register(key)
         return original_new(key, msg, digestmod)  # type: ignore[arg-type]
-
-    def states(secret: object) -> object:  # the SDK's own HMAC derives its states per secret
-        watch.register(secret)
-        return original_states(secret)  # type: ignore[arg-type]
 
     def init(self: Exception, *args: object, **kwargs: object) -> None:
         original_init(self, *args, **kwargs)
@@ -149,7 +143,6 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
 
     transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
     hmac.new = new  # type: ignore[assignment]
-    signature._hmac_states = states  # type: ignore[assignment]
     errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
     sdk_logger = logging.getLogger("sports_posts")
     previous_level = sdk_logger.level
@@ -163,6 +156,5 @@ def secrets_never_leak() -> Iterator[_SecretWatch]:
         sdk_logger.setLevel(previous_level)
         transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
         hmac.new = original_new
-        signature._hmac_states = original_states
         errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
     assert not watch.leaks, "secrets leaked:\n" + "\n".join(watch.leaks[:20])
