@@ -226,7 +226,10 @@ def measure_parse(quick: bool) -> dict[str, float]:
     """One process's figures for ``bench_parse``: best and median ratios."""
     from benchmarks._floor import parse_plain, parse_plain_with_authors
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import parse_response
+    from sports_posts._transport import parse_answer
+
+    def parse_response(call: Any, response: httpx.Response) -> Any:
+        return parse_answer(call, response.status_code, response.content, lambda: response)
 
     body = page_bytes(100)
     response = httpx.Response(200, content=body)

@@ -86,7 +86,6 @@ __all__ = [
     "call_flow",
     "exchange_flow",
     "parse_http_date",
-    "parse_response",
     "retry_policy",
     "split_request_options",
 ]
@@ -763,7 +762,6 @@ class BodyReader:
         self._chunks: list[bytes] = []
         self._size = 0
         self._cap = limit
-        self._cut = False
         self._inflater: Optional[_Inflater] = None
         self._status = 0
 
@@ -817,7 +815,6 @@ class BodyReader:
             if self._status and not 200 <= self._status < 300:
                 self._chunks.append(part[:room])
                 self._size = self._cap
-                self._cut = True
                 return False
             self._over()
         if part:
@@ -838,11 +835,6 @@ class BodyReader:
             limit=self.limit,
         )
 
-    @property
-    def cut(self) -> bool:
-        """Whether an error body was cut at its bound."""
-        return self._cut
-
     def body(self) -> bytes:
         """Every decoded byte read (the inflater was drained after each chunk)."""
         return b"".join(self._chunks)
@@ -850,11 +842,6 @@ class BodyReader:
 
 # ---------------------------------------------------------------------------------------
 # From an answer to a model or a typed error
-
-
-def parse_response(call: APICall[T], response: Response) -> T:
-    """The model of a 2xx answer, or the typed error of any other."""
-    return parse_answer(call, response.status_code, response.content, lambda: response)
 
 
 def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], Response]) -> T:
@@ -1163,10 +1150,6 @@ class RawResponse(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
-
-
-def _same(value: T) -> T:
-    return value
 
 
 class SyncRequester(Protocol):
