@@ -111,7 +111,9 @@ def _redis(url: str, ratio: Callable[..., None]) -> None:
 
     def raw_call(call: tuple[str, list[str], list[Any]]) -> Any:
         source, keys, args = call
-        sha = scripts.get(source) or scripts.setdefault(source, raw.script_load(source))
+        if source not in scripts:
+            scripts[source] = str(raw.script_load(source))
+        sha = scripts[source]
         return raw.evalsha(sha, len(keys), *keys, *args)
 
     def ours_round() -> None:

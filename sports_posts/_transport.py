@@ -250,8 +250,10 @@ def check_max_response_bytes(value: object) -> int:
 
 
 def check_auth_scheme(value: object) -> AuthScheme:
-    if value == "bearer" or value == "bare":
-        return value
+    if value == "bearer":
+        return "bearer"
+    if value == "bare":
+        return "bare"
     raise ParameterError(f"auth_scheme must be 'bearer' or 'bare', got {value!r}", parameter="auth_scheme")
 
 
@@ -889,7 +891,7 @@ def _collection_paused() -> Iterator[None]:
 def response_validation_error(exc: ValidationError, response: Response) -> APIResponseValidationError:
     """Name the first offending field of a 2xx body that does not match the spec."""
     errors = exc.errors(include_url=False, include_input=False)
-    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc)}
+    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc), "input": None}
     where = ".".join(str(part) for part in first.get("loc", ()))
     if first.get("type") == "json_invalid":
         message = f"the {response.status_code} answer's body is not valid JSON: {first.get('msg')}"
