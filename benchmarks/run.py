@@ -18,7 +18,6 @@ import hmac
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import httpx
 
 from benchmarks import dedupe, receiver
 from benchmarks._data import page_bytes
+from benchmarks._net import free_port, wait_port
 from benchmarks.sandbox_load import bench_sandbox
 
 RESULTS: list[Result] = []
@@ -79,25 +79,6 @@ def compare(
             times[name].append(time.perf_counter() - t0)
     pairs = [o / b for o, b in zip(times["ours"], times["baseline"])]
     return min(times["ours"]) / min(times["baseline"]), statistics.median(pairs)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("benchmark server exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("benchmark server did not start")
 
 
 # --------------------------------------------------------------------------- client

@@ -49,3 +49,18 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
         [sys.executable, "-c", SCRIPT, *modules], capture_output=True, text=True, timeout=120, check=True
     )
     assert result.stdout.strip() == ""
+
+
+def test_no_circle_even_through_imports_for_type_checkers_nor_in_the_benchmarks() -> None:
+    # A circle through type-only imports still ties two modules together for a reader and
+    # for type checkers; the benchmarks are code the project runs as well.
+    circles = []
+    for package in ("sports_posts", "benchmarks"):
+        graph = grimp.build_graph(package, include_external_packages=False, exclude_type_checking_imports=False)
+        circles += sorted(
+            f"{module} <-> {imported}"
+            for module in graph.modules
+            for imported in graph.find_modules_directly_imported_by(module)
+            if graph.find_shortest_chain(importer=imported, imported=module)
+        )
+    assert circles == []
