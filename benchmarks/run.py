@@ -93,9 +93,8 @@ def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
     """``call`` (a ``measure_*`` function of this module, as Python source) in fresh
     interpreters: the median of their figures, each key apart, plus every process's figures.
 
-    A process's memory layout and hash seed move a same-process ratio by several percent
-    (the parse-only control went from 1.01x to 1.09x between two runs of the same code);
-    pyperf runs its workers in fresh processes for the same reason. The median of three
+    A process's memory layout and hash seed move a same-process ratio between two runs of
+    the same code; pyperf runs its workers in fresh processes for the same reason. The median of three
     processes is not moved by one unlucky layout.
     """
     runs = []

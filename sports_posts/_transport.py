@@ -672,11 +672,10 @@ def redact_body(body: bytes, secret: str) -> bytes:
     before anything parses it: no model, error or log can then hold the key.
 
     Every answer pays this scan, so it takes CPython's fastest search for it: ``rfind``
-    (a skip search: 8 µs over a 96 KB page for a 9-byte key, against 26 µs for ``in``,
-    whose two-way search CPython picks for long bodies). Its worst case, a body built
-    against the key, costs up to about half the key's length in comparisons per byte, so
-    it is kept to keys of at most ``SHORT_KEY`` bytes (57 ms over 8 MiB at worst);
-    longer keys take the linear two-way search, which is as fast for them."""
+    (a skip search, faster on a page than the two-way search ``in`` picks for long
+    bodies). Its worst case, a body built against the key, costs up to about half the
+    key's length in comparisons per byte, so it is kept to keys of at most ``SHORT_KEY``
+    bytes; longer keys take the linear two-way search, which is as fast for them."""
     raw_secret = secret.encode("ascii")
     if not raw_secret:
         return body
@@ -873,9 +872,9 @@ def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], 
 def _collection_paused() -> Iterator[None]:
     """Pause automatic garbage collection while a body becomes models.
 
-    A page of 100 posts creates about 2,000 tracked objects, all reachable: the collections
-    they trigger scan them and free nothing (measured: parsing 3.2x json.loads with them,
-    1.7x without). One collection after the parse does that work once. If another thread
+    A page of posts creates thousands of tracked objects, all reachable: the collections
+    they trigger scan them and free nothing, again and again during one parse. One
+    collection after the parse does that work once. If another thread
     disabled the collector meanwhile, it stays as this thread found it at the start.
     """
     if not gc.isenabled():
