@@ -224,7 +224,7 @@ def get_header(headers: object, name: str) -> Optional[str]:
     more than once with different values yields ``None`` plus nothing to guess from:
     callers treat it as missing. Never raises on odd input.
     """
-    return get_headers(headers, (name,))[0]
+    return _find(headers, *_wanted((name,)))[0]
 
 
 def get_headers(headers: object, names: Sequence[str]) -> list[Optional[str]]:
@@ -233,8 +233,13 @@ def get_headers(headers: object, names: Sequence[str]) -> list[Optional[str]]:
     Only the values of the wanted names are decoded: a request carries a dozen headers,
     and decoding each one cost more than verifying the signature.
     """
+    return _find(headers, *_wanted(tuple(names)))
+
+
+@functools.lru_cache(maxsize=64)  # the few names callers ask for, lowered and encoded once
+def _wanted(names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[bytes, ...]]:
     wanted = tuple(name.lower() for name in names)
-    return _find(headers, wanted, tuple(name.encode("latin-1") for name in wanted))
+    return wanted, tuple(name.encode("latin-1") for name in wanted)
 
 
 def signature_and_delivery(headers: object, header_names: WebhookHeaders) -> list[Optional[str]]:
