@@ -35,7 +35,13 @@ def test_the_bomb_builder_makes_valid_gzip() -> None:
 
 
 def _peak(fn: Callable[[], Any]) -> tuple[BaseException, int]:
-    """The error ``fn`` raised and the peak of memory traced while it ran."""
+    """The error ``fn`` raised and the peak of memory traced while it ran, the second time:
+    the first call loads what the SDK imports on first use, which a test run on several
+    workers may not have loaded yet and which is no part of the body's cost."""
+    try:
+        fn()
+    except sp.SportsPostsError:
+        pass
     tracemalloc.start()
     try:
         fn()
