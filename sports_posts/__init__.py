@@ -13,7 +13,9 @@ from ._lazy import attach
 
 if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from ._budget import (
+        BudgetDraw,
         BudgetExhaustedError,
+        BudgetStatus,
         CallBudget,
     )
     from ._client import (
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         RequestOptions,
     )
     from ._version import __version__
+    from ._warnings import CombinedModesWarning, SportsPostsWarning
     from .models.account import (
         AccountInformation,
         BillingCycle,
@@ -114,7 +117,11 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "SportsPostsError": "._errors",
     "WebhookPayloadError": "._errors",
     "__version__": "._version",
+    "CombinedModesWarning": "._warnings",
+    "SportsPostsWarning": "._warnings",
+    "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
+    "BudgetStatus": "._budget",
     "CallBudget": "._budget",
     "AsyncSportsPosts": "._client",
     "SportsPosts": "._client",
@@ -149,4 +156,4 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "PollState": ".polling",
     "RedisCheckpoint": ".polling",
     "CheckpointLockedError": ".polling.checkpoints",
-}, eager=("._errors", "._version"))
+}, eager=("._errors", "._version", "._warnings"))

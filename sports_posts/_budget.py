@@ -23,7 +23,7 @@ from ._stores import runner_for
 if TYPE_CHECKING:
     from .models.account import AccountInformation
 
-__all__ = ["BudgetExhaustedError", "CallBudget"]
+__all__ = ["BudgetDraw", "BudgetExhaustedError", "BudgetStatus", "CallBudget"]
 
 log = logging.getLogger("sports_posts.budget")
 
@@ -69,24 +69,18 @@ redis.call('PEXPIRE', KEYS[1], 40 * 86400 * 1000)
 return {granted, now_ms, month, mu, mo}
 """
 
+# What the counters are now, without drawing: {server time in ms, month as YYYYMM, minute
+# used, month used}.
+_REDIS_STATUS = _LUA_NOW + """
+return {now_ms, month, mu, mo}
+"""
+
 # ARGV[1] = calls the account has used this month (from GET /account/information).
 _REDIS_SEED = _LUA_NOW + """
 mo = math.max(mo, tonumber(ARGV[1]))
 redis.call('HSET', KEYS[1], 'minute', minute, 'minute_used', mu, 'month', month, 'month_used', mo)
 redis.call('PEXPIRE', KEYS[1], 40 * 86400 * 1000)
 return {1, now_ms, month, mu, mo}
-"""
-
-_PG_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sports_posts_budget (
-    key text PRIMARY KEY,
-    minute bigint NOT NULL,
-    minute_used bigint NOT NULL,
-    month integer NOT NULL,
-    month_used bigint NOT NULL,
-    at_ms bigint NOT NULL,
-    granted boolean NOT NULL
-)
 """
 
 # The row as it would be if it were new: the windows of the server's now() (its clock, not
@@ -122,6 +116,15 @@ _PG_SEED = (
 )
 
 
+_PG_STATUS = """
+SELECT (extract(epoch FROM now()) * 1000)::bigint, to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer,
+       COALESCE((SELECT CASE WHEN b.minute = floor(extract(epoch FROM now()) / 60)::bigint
+                             THEN b.minute_used ELSE 0 END FROM sports_posts_budget b WHERE b.key = %(key)s), 0),
+       COALESCE((SELECT CASE WHEN b.month = to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer
+                             THEN b.month_used ELSE 0 END FROM sports_posts_budget b WHERE b.key = %(key)s), 0)
+"""
+
+
 class BudgetExhaustedError(SportsPostsError):
     """A ``CallBudget`` refused a draw: the call was not sent.
 
@@ -143,8 +146,9 @@ class BudgetExhaustedError(SportsPostsError):
 
 
 @dataclass(frozen=True)
-class Draw:
-    """What the store answered: granted or not, its clock, and both counters after the draw."""
+class BudgetDraw:
+    """What ``CallBudget.try_acquire()`` (and ``seed()``) answered: ``granted`` or not,
+    ``now_ms`` the store's clock, ``month`` as ``YYYYMM``, and both counters after the draw."""
 
     granted: bool
     now_ms: int
@@ -162,6 +166,27 @@ class Draw:
         assert per_minute is not None  # a draw is refused only by a bound that is set
         refills = datetime.fromtimestamp((self.now_ms // 60000 + 1) * 60, timezone.utc)
         return BudgetExhaustedError("per_minute", per_minute, (refills - now).total_seconds(), refills)
+
+
+Draw = BudgetDraw
+"""The name this class had before it was public."""
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """What a ``CallBudget`` has counted, read without drawing (``CallBudget.status()``).
+
+    ``month`` is the store's calendar month in UTC as ``"YYYY-MM"``; ``minute_left`` and
+    ``month_left`` are ``None`` for a bound that is not set.
+    """
+
+    per_minute: Optional[int]
+    per_month: Optional[int]
+    minute_used: int
+    month_used: int
+    minute_left: Optional[int]
+    month_left: Optional[int]
+    month: str
 
 
 def _positive(name: str, value: object) -> Optional[int]:
@@ -182,6 +207,9 @@ class CallBudget:
     counters, and should pass the same bounds. ``max_wait`` (seconds, default 0) lets a
     client wait that long for the per-minute window to refill rather than raise; the
     monthly cap is never waited for. Pollers always wait, with their own sleep.
+    ``connect_timeout`` and ``statement_timeout`` (seconds) bound a draw on a store that
+    froze or went away (on Redis the second is the socket timeout); a draw also ends within
+    the calling request's ``timeout``/``total_timeout``.
     """
 
     def __init__(
@@ -194,6 +222,8 @@ class CallBudget:
         max_wait: float = 0.0,
         sleep: Optional[Callable[[float], None]] = None,
         async_sleep: Optional[Callable[[float], Awaitable[None]]] = None,
+        connect_timeout: float = 5.0,
+        statement_timeout: float = 5.0,
     ) -> None:
         self.per_minute = _positive("per_minute", per_minute)
         self.per_month = _positive("per_month", per_month)
@@ -207,7 +237,8 @@ class CallBudget:
         self.max_wait = float(max_wait)
         self._sleep = sleep or time.sleep
         self._async_sleep = async_sleep
-        self._runner = runner_for(store, what="CallBudget", schema=_PG_SCHEMA)
+        self._runner = runner_for(store, owner="CallBudget", connect_timeout=connect_timeout,
+                                  statement_timeout=statement_timeout)
 
     def __repr__(self) -> str:
         return (
@@ -227,7 +258,7 @@ class CallBudget:
             return _REDIS_SEED, (self.key,), (used,)
         return _PG_SEED, (), {"key": self.key, "used": used}
 
-    def _wait_or_raise(self, draw: Draw) -> float:
+    def _wait_or_raise(self, draw: BudgetDraw) -> float:
         """Seconds to wait before drawing again (within ``max_wait``), or the refusal raised."""
         refusal = draw.refusal(self.per_minute, self.per_month)
         if refusal.bound == "per_minute" and refusal.retry_after <= self.max_wait:
@@ -237,16 +268,44 @@ class CallBudget:
 
     # -- I/O ---------------------------------------------------------------------------
 
-    def try_acquire(self) -> Draw:
-        """Draw one call if both bounds allow it; the store's answer either way."""
-        return _draw(self._runner.run(*self._draw_statement()))
+    def try_acquire(self, *, timeout: Optional[float] = None) -> BudgetDraw:
+        """Draw one call if both bounds allow it; the store's answer either way.
 
-    async def try_acquire_async(self) -> Draw:
-        return _draw(await self._runner.run_async(*self._draw_statement()))
+        ``timeout`` (seconds) shortens the store call's bound (on PostgreSQL; on Redis the
+        socket timeout is the bound): a client passes what is left of its request's time.
+        """
+        return _draw(self._runner.execute(*self._draw_statement(), timeout=timeout))
 
-    def _acquire_steps(self) -> Generator[Optional[float], Optional[Draw], None]:
+    async def try_acquire_async(self) -> BudgetDraw:
+        return _draw(await self._runner.aexecute(*self._draw_statement()))
+
+    def _status_statement(self) -> tuple[str, tuple[str, ...], Any]:
+        if self._runner.engine == "redis":
+            return _REDIS_STATUS, (self.key,), ()
+        return _PG_STATUS, (), {"key": self.key}
+
+    def _status(self, row: Any) -> BudgetStatus:
+        _, month, minute_used, month_used = (int(v) for v in row)
+        return BudgetStatus(
+            per_minute=self.per_minute,
+            per_month=self.per_month,
+            minute_used=minute_used,
+            month_used=month_used,
+            minute_left=None if self.per_minute is None else max(0, self.per_minute - minute_used),
+            month_left=None if self.per_month is None else max(0, self.per_month - month_used),
+            month=f"{month // 100:04d}-{month % 100:02d}",
+        )
+
+    def status(self) -> BudgetStatus:
+        """The counters of this minute and month, in the store's clock; draws nothing."""
+        return self._status(self._runner.execute(*self._status_statement()))
+
+    async def status_async(self) -> BudgetStatus:
+        return self._status(await self._runner.aexecute(*self._status_statement()))
+
+    def _acquire_steps(self) -> Generator[Optional[float], Optional[BudgetDraw], None]:
         """The draw and its waits, without I/O: yields ``None`` for a draw (answered with
-        the store's ``Draw``) and seconds to sleep (answered with ``None``)."""
+        the store's ``BudgetDraw``) and seconds to sleep (answered with ``None``)."""
         waited = 0.0
         while True:
             draw = yield None
@@ -259,13 +318,14 @@ class CallBudget:
             waited += seconds
             yield seconds
 
-    def acquire(self) -> None:
-        """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``)."""
+    def acquire(self, *, timeout: Optional[float] = None) -> None:
+        """Draw one call or raise ``BudgetExhaustedError`` (waiting up to ``max_wait``);
+        ``timeout`` as for ``try_acquire``."""
         steps = self._acquire_steps()
         step = advance(steps, None)
         while not isinstance(step, Done):
             # None: draw now; a number: wait that long first (the draw's answer, or None)
-            step = advance(steps, self.try_acquire() if step is None else self._sleep(step))
+            step = advance(steps, self.try_acquire(timeout=timeout) if step is None else self._sleep(step))
 
     async def acquire_async(self) -> None:
         """``acquire`` for async clients (the wait, if any, is awaited)."""
@@ -281,13 +341,13 @@ class CallBudget:
                 await sleep(step)
                 step = advance(steps, None)
 
-    def seed(self, used: Union[int, AccountInformation]) -> Draw:
+    def seed(self, used: Union[int, AccountInformation]) -> BudgetDraw:
         """Set this month's count to at least ``used``: calls the account spent before the
         budget existed, from ``client.account.information()`` (a free call) or a number."""
-        return _draw(self._runner.run(*self._seed_statement(_used(used))))
+        return _draw(self._runner.execute(*self._seed_statement(_used(used))))
 
-    async def seed_async(self, used: Union[int, AccountInformation]) -> Draw:
-        return _draw(await self._runner.run_async(*self._seed_statement(_used(used))))
+    async def seed_async(self, used: Union[int, AccountInformation]) -> BudgetDraw:
+        return _draw(await self._runner.aexecute(*self._seed_statement(_used(used))))
 
     def close(self) -> None:
         """Close the connection made from a URL."""
@@ -312,7 +372,7 @@ def _used(value: object) -> int:
     return value
 
 
-def _draw(row: Any) -> Draw:
+def _draw(row: Any) -> BudgetDraw:
     granted, now_ms, month, minute_used, month_used = (int(v) for v in row)
-    return Draw(bool(granted), now_ms, month, minute_used, month_used)
+    return BudgetDraw(bool(granted), now_ms, month, minute_used, month_used)
 

@@ -23,6 +23,7 @@ from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
+    NoCookies,
     Response,
     Timeout,
     deadline,
@@ -30,6 +31,7 @@ from ._http import (
     default_stack,
     stack_of,
 )
+from ._stores.errors import CoordinationError
 from ._transport import (
     _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -45,6 +47,7 @@ from ._transport import (
     advance,
     exchange_flow,
     is_local,
+    redirect_hop,
 )
 
 if TYPE_CHECKING:
@@ -303,13 +306,23 @@ class SportsPosts(_ClientBase[Client]):
         allows; the pool's streams end each step by the attempt's deadline."""
         if budget is not None:
             try:
-                budget.acquire()  # a refusal raises here, before anything is sent
-            except BaseException:
+                # Inside the attempt's time: the draw's store call is bounded by what is left.
+                budget.acquire(timeout=send.reader.seconds_left())  # a refusal raises here
+                late = send.reader.seconds_left() == 0.0
+            except BaseException as exc:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                if isinstance(exc, CoordinationError) and send.reader.seconds_left() == 0.0:
+                    return send.reader.timed_out()  # the store outlasted the call's own time
                 raise
+            if late:  # the draw took the attempt's whole time: nothing is sent
+                self._calls.add(-1)
+                return send.reader.timed_out()
         try:
             with deadline(send.reader.deadline, _clock):
-                response = self._http.send(send.request, stream=True)
+                # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+                response = self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+                if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+                    response = self._follow(response)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -318,8 +331,25 @@ class SportsPosts(_ClientBase[Client]):
                 finally:
                     response.close()
             return response
-        except (self._config.stack.HTTPError, SportsPostsError) as exc:
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
+
+    def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                response.close()
+                raise
+            if hop is None:
+                break
+            response.close()
+            response = self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
+        return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
@@ -375,7 +405,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env)
+        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""
@@ -391,37 +421,52 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         await self.aclose()
 
     async def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
-        """Draw from the budget, then send and read the body under one timeout scope: the
-        attempt's whole deadline."""
-        if budget is not None:
-            try:
-                await budget.acquire_async()  # a refusal raises here, before anything is sent
-            except BaseException:
-                self._calls.add(-1)  # counted by the flow as it asked, but never sent
-                raise
+        """Draw from the budget, then send and read the body, all under one timeout scope:
+        the attempt's whole deadline (a draw on a frozen store included)."""
         import asyncio  # only async callers pay for importing these
 
         import anyio
 
         seconds = send.reader.seconds_left()
+        drawn = budget is None
         try:
             if _NATIVE_TIMEOUT and _on_asyncio():
                 # asyncio's own timeout: the same bound for a quarter of anyio's cost
                 async with asyncio.timeout(seconds):  # type: ignore[attr-defined,unused-ignore]
+                    if budget is not None:
+                        await budget.acquire_async()  # a refusal raises here, before anything is sent
+                        drawn = True
                     return await self._read(send)
             with anyio.fail_after(seconds):
+                if budget is not None:
+                    await budget.acquire_async()
+                    drawn = True
                 return await self._read(send)
         except TimeoutError:
+            if not drawn:
+                self._calls.add(-1)  # counted by the flow as it asked, but never sent
             return send.reader.timed_out()
-        except (self._config.stack.HTTPError, SportsPostsError) as exc:
+        except SportsPostsError as exc:
+            if not drawn:  # a refusal or a store failure of the draw: raised, nothing sent
+                self._calls.add(-1)
+                raise
             return exc
+        except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL) as exc:
+            return exc
+        except BaseException:
+            if not drawn:
+                self._calls.add(-1)
+            raise
 
     async def _read(self, send: Send) -> Response:
         """Send, then read the body through the reader; the close is shielded so that a
         cancelled read still gives the connection back."""
         import anyio
 
-        response = await self._http.send(send.request, stream=True)
+        # auth=None: the SDK's Authorization goes out, whatever auth= the client has
+        response = await self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+        if response.next_request is not None:  # a redirect: followed hop by hop, if at all
+            response = await self._follow(response)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
@@ -430,6 +475,27 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
+        return response
+
+    async def _follow(self, response: Response) -> Response:
+        """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
+        import anyio
+
+        history: list[Response] = []
+        while True:
+            try:
+                hop = redirect_hop(response, history, self._http, self._config)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+                raise
+            if hop is None:
+                break
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+            response = await self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+        if history:
+            response.history = history
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:

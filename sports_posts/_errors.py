@@ -69,6 +69,10 @@ class ParameterError(InvalidRequestError, ValueError):
 class APIConnectionError(SportsPostsError):
     """The request did not get an HTTP answer (refused, reset, DNS, TLS, protocol error)."""
 
+    _retryable = True
+    """False for a failure no retry can mend (a redirect loop, a refused certificate, a URL
+    the HTTP library cannot send): it is raised at the first attempt."""
+
     def __init__(self, message: str = "Connection error.", *, request: Optional[Request] = None) -> None:
         super().__init__(message)
         self.request = request

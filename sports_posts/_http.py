@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import http.cookiejar
 import importlib
 import os
 import re
@@ -71,6 +72,7 @@ __all__ = [
     "TimeoutException",
     "PLAIN_QUERY",
     "deadline",
+    "NoCookies",
     "deadline_client",
     "library_request",
     "stack_version",
@@ -272,6 +274,18 @@ class _DeadlineBackend(_NetworkBackend):
         self._backend.sleep(seconds)
 
 
+class NoCookies(http.cookiejar.CookieJar):
+    """The cookie jar of the SDK's own pools: it keeps nothing. The service sets no
+    cookie, so one in an answer is an echo at best (a server that put the key in a
+    ``Set-Cookie`` would otherwise have it sent back on every later request)."""
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        return None
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+
 def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
@@ -281,7 +295,7 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client = stack.Client(follow_redirects=False, trust_env=trust_env)
+    client = stack.Client(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)

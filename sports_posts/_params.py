@@ -17,6 +17,7 @@ from pydantic_core import SchemaValidator, ValidationError, core_schema
 from typing_extensions import TypedDict
 
 from ._errors import ParameterError
+from ._warnings import warn_combined_modes
 
 __all__ = [
     "ASPECT_RATIOS",
@@ -377,6 +378,7 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
             parameter="league",
         )
     _check(given)
+    warn_combined_modes(given)
     query: dict[str, str] = {}
     for name in sorted(given, key=_ORDER.__getitem__):  # the wire order: the table's
         query[name] = _ENCODERS[name](name, given[name])

@@ -14,6 +14,7 @@ import math
 import os
 import random
 import re
+import ssl
 import threading
 import time
 import zlib
@@ -36,6 +37,7 @@ from urllib.parse import urlsplit
 from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
+from . import _checks
 from ._errors import (
     APIConnectionError,
     APIResponseValidationError,
@@ -197,17 +199,19 @@ def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
             f"{INSECURE_HTTP_ENV}=1) if the network is trusted",
             parameter="base_url",
         )
+    if not parsed.path.rstrip("/").endswith("/v1"):  # spec 9: the version is the base path's end
+        raise ParameterError(
+            f"base_url must end in the version segment /v1, as https://api.example.com/v1 does "
+            f"(any path before it is fine, for a gateway: https://gw.example/sports/v1), got {value!r}",
+            parameter="base_url",
+        )
     return value.rstrip("/")
 
 
 def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
-    label = label or name
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(f"{label} must be a number of seconds, got {type(value).__name__}", parameter=name)
-    seconds = float(value)
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ParameterError(f"{label} must be a positive, finite number of seconds, got {value!r}", parameter=name)
-    return seconds
+    """Positive, finite and at most a day (a longer timeout is a unit mistake, and would
+    overflow the deadlines it is added to)."""
+    return _checks.seconds(name, value, label=label)
 
 
 def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
@@ -241,12 +245,12 @@ def check_max_retries(value: object) -> int:
     return value
 
 
+MAX_RESPONSE_BYTES_LIMIT = 1 << 30
+"""The largest ``max_response_bytes``: a gibibyte of JSON is no answer of this service."""
+
+
 def check_max_response_bytes(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParameterError(
-            f"max_response_bytes must be a positive integer, got {value!r}", parameter="max_response_bytes"
-        )
-    return value
+    return _checks.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
 
 
 def check_auth_scheme(value: object) -> AuthScheme:
@@ -638,10 +642,16 @@ def _redact(text: str, secret: str) -> str:
     return text.replace(secret, REDACTED) if secret and secret in text else text
 
 
-def kept_request(request: Request) -> Request:
-    """The request as errors and raw responses keep it: Authorization redacted (an httpx
-    request whichever stack sent it, so what an error holds has one type)."""
-    return Request(request.method, str(request.url), headers=redacted_headers(request.headers))
+def kept_request(request: Request, secret: str = "") -> Request:
+    """The request as errors and raw responses keep it: Authorization redacted, and the key
+    wherever else it is (a cookie a caller's client kept from an echo), in an httpx
+    request whichever stack sent it, so what an error holds has one type."""
+    headers = redacted_headers(request.headers)
+    url = str(request.url)
+    if secret:
+        headers = {k: _redact(v, secret) for k, v in headers.items()}
+        url = _redact(url, secret)  # a redirect's target may carry it
+    return Request(request.method, url, headers=headers)
 
 
 class _Keeper:
@@ -658,7 +668,7 @@ class _Keeper:
         if self._kept is None:
             assert self._args is not None
             response, body, request, secret = self._args
-            self._kept = kept_response(response, body, kept_request(request), secret)
+            self._kept = kept_response(response, body, kept_request(request, secret), secret)
             self._args = None  # the unredacted request goes as soon as the copy exists
         return self._kept
 
@@ -688,12 +698,16 @@ def kept_response(response: Response, body: bytes, request: Request, secret: str
     ``redact_body`` before it was parsed, and the headers with the key replaced wherever a
     hostile or misconfigured server echoed it (names and values)."""
     headers = [
-        (_redact(k, secret), _redact(v, secret))
+        # names come lower-cased: the key is looked for lower-cased in them too
+        (_redact(_redact(k, secret), secret.lower()), _redact(v, secret))
         for k, v in response.headers.multi_items()
         # the body is decoded already: these two would describe bytes no longer held
         if k.lower() not in ("content-encoding", "content-length")
     ]
     extensions = {k: v for k, v in response.extensions.items() if k in ("http_version", "reason_phrase")}
+    reason = extensions.get("reason_phrase")
+    if isinstance(reason, bytes) and secret:  # the status line's text: str(exc) and logs quote it
+        extensions["reason_phrase"] = reason.replace(secret.encode("ascii"), REDACTED.encode("ascii"))
     return Response(response.status_code, headers=headers, content=body, request=request, extensions=extensions)
 
 
@@ -754,9 +768,14 @@ class BodyReader:
     """
 
     def __init__(
-        self, limit: int, deadline: Optional[float], clock: Callable[[], float], request: Request
+        self, limit: int, deadline: Optional[float], clock: Callable[[], float], request: Request,
+        *, overlap: int = 0,
     ) -> None:
         self.limit = limit
+        self._overlap = overlap
+        """Bytes read past an error body's cut, so that a key straddling it is seen whole
+        by the scan (``trim`` then cuts the redacted body)."""
+        self._keep: Optional[int] = None
         self.deadline = deadline
         self._clock = clock
         self.request = request
@@ -784,7 +803,8 @@ class BodyReader:
         self._check_clock()
         self._status = response.status_code
         if not response.is_success:
-            self._cap = min(self.limit, MAX_ERROR_BODY_BYTES)
+            self._keep = min(self.limit, MAX_ERROR_BODY_BYTES)
+            self._cap = self._keep + self._overlap
         if response.is_stream_consumed:
             self.feed(response.content)
             return False
@@ -839,6 +859,14 @@ class BodyReader:
     def body(self) -> bytes:
         """Every decoded byte read (the inflater was drained after each chunk)."""
         return b"".join(self._chunks)
+
+    def trim(self, body: bytes) -> bytes:
+        """An error's ``body``, once redacted, cut to its bound: the bytes read past it were
+        only there for the scan to see a key that straddles the cut."""
+        if self._keep is None or len(body) <= self._keep:
+            return body
+        self._cut = True
+        return body[: self._keep]
 
 
 # ---------------------------------------------------------------------------------------
@@ -945,7 +973,7 @@ def is_retryable(exc: BaseException) -> bool:
     """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
     for certain failure, and no 429 whose ``Retry-After`` exceeds ``MAX_RETRY_AFTER``."""
     if isinstance(exc, APIConnectionError):
-        return True
+        return exc._retryable
     if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:
         return exc.retry_after is None or exc.retry_after <= MAX_RETRY_AFTER
     return False
@@ -1008,12 +1036,82 @@ the transport error of its HTTP library or the bound crossed instead, or nothing
 sleep)."""
 
 
-def transport_error(exc: Exception, request: Request, stack: Stack) -> APIConnectionError:
-    """A transport failure as the SDK's typed error (the message names no secret)."""
+def transport_error(exc: Exception, request: Request, stack: Stack, secret: str = "") -> APIConnectionError:
+    """A transport failure as the SDK's typed error (the message names no secret; whatever
+    the library quotes of the server's answer is redacted). A failure no retry can mend
+    (``permanent_failure``) says so and is not retried."""
     where = f"{request.method} {request.url.copy_with(query=None)}"
     if isinstance(exc, stack.TimeoutException):
-        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=kept_request(request))
-    return APIConnectionError(f"{where} failed: {type(exc).__name__}: {exc}", request=kept_request(request))
+        return APITimeoutError(f"{where} timed out ({type(exc).__name__})", request=kept_request(request, secret))
+    why = permanent_failure(exc, stack)
+    detail = _redact(f"{type(exc).__name__}: {exc}", secret)
+    error = APIConnectionError(
+        f"{where} failed: {detail}" + (f" (not retried: {why})" if why else ""),
+        request=kept_request(request, secret),
+    )
+    if why:
+        error._retryable = False
+    return error
+
+
+class Redirects(Protocol):
+    """What a client says about redirects: whether it follows them, and how many."""
+
+    @property
+    def follow_redirects(self) -> bool: ...
+
+    @property
+    def max_redirects(self) -> int: ...
+
+
+def redirect_hop(response: Response, history: list[Response], client: Redirects, config: ClientConfig) -> Optional[Request]:
+    """The next request of a redirect the client would follow, or ``None`` (not a
+    redirect, or a client that follows none: the SDK's own pools).
+
+    The shells send with ``follow_redirects=False`` and follow hop by hop, so that each
+    target is seen before it is sent: one carrying the key is refused (an
+    ``APIConnectionError``, not retried), and a loop ends in the library's
+    ``TooManyRedirects`` after ``max_redirects`` hops, as the library's own loop would.
+    ``response`` goes into ``history``; the caller closes it."""
+    hop = response.next_request
+    if hop is None or not client.follow_redirects:
+        return None
+    history.append(response)
+    if len(history) > client.max_redirects:
+        raise config.stack.module.TooManyRedirects("Exceeded maximum allowed redirects.", request=hop)
+    if config.api_key and config.api_key in str(hop.url):
+        where = f"{hop.method} {_redact(str(hop.url.copy_with(query=None)), config.api_key)}"
+        error = APIConnectionError(
+            f"a redirect to {where} was refused: its address carries the API key (not retried)",
+            request=kept_request(hop, config.api_key),
+        )
+        error._retryable = False
+        raise error
+    return hop
+
+
+_TRANSIENT_TLS = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLWantReadError, ssl.SSLWantWriteError,
+                  ssl.SSLSyscallError)
+"""TLS errors of a connection cut mid-handshake: a new connection may well succeed."""
+
+
+def permanent_failure(exc: BaseException, stack: Stack) -> Optional[str]:
+    """Why a transport error cannot recover on a retry, or ``None`` when it may: a redirect
+    loop, a URL or request the library cannot send, or a TLS failure (a certificate or a
+    protocol the two ends do not share), which the next attempt would meet again."""
+    module: Any = stack.module
+    if isinstance(exc, module.TooManyRedirects):
+        return "the redirects never end (a loop, or more than the client's max_redirects)"
+    if isinstance(exc, (module.UnsupportedProtocol, module.InvalidURL, module.LocalProtocolError)):
+        return "the HTTP library cannot send this request (an unsupported or invalid URL)"
+    cause: Optional[BaseException] = exc
+    for _ in range(8):  # the library's error, its httpcore error, the ssl error
+        if cause is None:
+            break
+        if isinstance(cause, ssl.SSLError) and not isinstance(cause, _TRANSIENT_TLS):
+            return "TLS failed (a certificate refused, or no protocol both ends speak)"
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _earliest(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -1063,18 +1161,22 @@ def exchange_flow(
         now = clock()
         deadline = _earliest(None if budget is None else now + budget, overall)
         request = build_request(config, call, client, remaining=None if deadline is None else deadline - now)
-        reader = BodyReader(config.max_response_bytes, deadline, clock, request)
+        reader = BodyReader(config.max_response_bytes, deadline, clock, request, overlap=len(config.api_key))
         try:
             if deadline is not None and deadline <= now:
                 raise reader.timed_out()
             counter.add()
             if log.isEnabledFor(logging.DEBUG):
-                log.debug("request %s %s headers=%s", request.method, request.url, redacted_headers(request.headers))
+                # the key redacted anywhere: a caller's cookie jar may hold an echo of it
+                log.debug("%s", _redact(f"request {request.method} {request.url} "
+                                        f"headers={redacted_headers(request.headers)}", config.api_key))
             outcome = yield Send(request, reader)
             if isinstance(outcome, SportsPostsError):
                 raise outcome
             if isinstance(outcome, Exception):
-                raise transport_error(outcome, request, config.stack) from None
+                if isinstance(outcome, config.stack.module.TooManyRedirects):  # every hop reached the server
+                    counter.add(int(getattr(client, "max_redirects", 0)))
+                raise transport_error(outcome, request, config.stack, config.api_key) from None
             if outcome is None:  # pragma: no cover - a driver bug, not a server's
                 raise RuntimeError("call_flow: the driver answered a request with nothing")
             if log.isEnabledFor(logging.DEBUG):
@@ -1083,7 +1185,9 @@ def exchange_flow(
                     request.method, request.url.copy_with(query=None), outcome.status_code,
                     (clock() - now) * 1000,
                 )
-            body = redact_body(reader.body(), config.api_key)
+            if outcome.history:  # redirects a caller's client followed: requests sent too
+                counter.add(len(outcome.history))
+            body = reader.trim(redact_body(reader.body(), config.api_key))
             keep = _Keeper(outcome, body, request, config.api_key)
             return parse_answer(call, outcome.status_code, body, keep), keep
         except SportsPostsError as exc:

@@ -343,7 +343,7 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     stop = threading.Event()
     _stop_on_sigterm(stop.set)
     with Sandbox(seed=args.seed, port=args.port, posts_per_minute=args.posts_per_minute,
-                 author_shape=args.author_shape,
+                 profile=args.profile, author_shape=args.author_shape,
                  webhook_header_names=_header_names(args.webhook_header_prefix)) as sb:
         print(f"base URL  {sb.base_url}", file=out)
         print(f"API key   {sb.api_key}", file=out)
@@ -393,8 +393,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7, help="seed of the world and the keys: same seed, same data (default 7)")
     p.add_argument("--posts-per-minute", type=float, default=2.0,
                    help="live posts that appear per minute (default 2; 0 = none)")
-    p.add_argument("--author-shape", default="both", choices=["flat", "nested", "both", "mixed"],
-                   help="author form of spec 2.1 in posts: flat fields, nested object, both, or alternating (default both)")
+    p.add_argument("--profile", default="strict", choices=["strict", "lenient"],
+                   help="strict (default): every open point of the specification read against the client; "
+                        "lenient: the forgiving behaviour of earlier releases, for demos")
+    p.add_argument("--author-shape", default=None, choices=["flat", "nested", "both", "mixed"],
+                   help="author form of spec 2.1 in posts: flat fields, nested object, both, or one of the "
+                        "two per post (default: mixed in the strict profile, both in the lenient one)")
     p.add_argument("--webhook-header-prefix", metavar="PREFIX", default=None,
                    help="send webhooks under PREFIX-Event, -Delivery, -Signature instead of X-Service-* "
                         "(as a renaming proxy would)")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterator
 
 import pytest
+
+# The secret watch's fixtures (session-wide patching, then a check as each test ends).
+from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak  # noqa: F401
 
 # respx mocks httpx only: clients made without an explicit stack run on httpx in this suite;
 # the tests that run on both stacks (tests/stacks.py) choose theirs.
@@ -21,18 +23,21 @@ SLOW_TIERS = {
     "test_checkpoint_lock.py": "processes",
     "test_checkpoints.py::test_file_checkpoint_survives_sigkill_in_the_middle_of_writes": "processes",
     "test_crashes.py": "processes",
-    "test_example.py": "processes",
     "test_examples.py": "processes",
     "test_fleet_benchmark.py": "processes",
     "test_fleet_crashes.py": "processes",
     "test_fleet_example.py": "processes",
     "test_fleet_processes.py": "processes",
+    "test_fleet_worker_example.py": "processes",
     "test_pytest_plugin.py": "processes",
+    "test_store_faults.py": "processes",
     "test_snippet_rules.py::test_a_test_file_block_runs_under_pytest": "processes",
     "test_webhook_lazy_import.py": "processes",
     "test_webhook_multiprocess.py": "processes",
+    "test_readme_polling.py": "docs",
     "test_site.py": "docs",
     "test_snippets.py": "docs",
+    "test_webhooks_testing_block.py": "docs",
     "test_client_options.py::test_fuzz_client_options_only_raise_sdk_errors": "fuzz",
     "test_params_fuzz.py": "fuzz",
     "test_properties.py": "fuzz",
@@ -119,80 +124,3 @@ def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(client_module, "_sleep", fake_sleep)
     monkeypatch.setattr(client_module, "_async_sleep", fake_async_sleep)
     return waits
-
-
-class _SecretWatch(logging.Handler):
-    """Every API key and signing secret the suite hands to the SDK, and every place one leaked."""
-
-    MIN_LENGTH = 8  # shorter test secrets ("k1") would match ordinary words
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.secrets: set[str] = set()
-        self.leaks: list[str] = []
-
-    def register(self, value: object) -> None:
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        if isinstance(value, str) and len(value) >= self.MIN_LENGTH:
-            self.secrets.add(value)
-
-    def check(self, where: str, text: str) -> None:
-        for secret in self.secrets:
-            if secret in text:
-                self.leaks.append(f"{where}: {text[:200]!r}")
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            text = record.getMessage()
-        except Exception:  # a broken log call is not ours to judge here
-            return
-        if record.exc_info and record.exc_info[1] is not None:
-            text += " " + str(record.exc_info[1])
-        self.check(f"log record {record.name}", text)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def secrets_never_leak() -> Iterator[_SecretWatch]:
-    """Suite-wide: with debug logging on, no log record and no SportsPostsError message ever
-    contains an API key or a signing secret that a test gave the SDK."""
-    import hmac
-
-    import sports_posts._errors as errors
-    import sports_posts._transport as transport
-
-    watch = _SecretWatch()
-    original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
-    original_new = hmac.new
-    original_init = errors.SportsPostsError.__init__
-
-    def resolve(cls: type, **kwargs: object) -> object:
-        config = original_resolve(cls, **kwargs)
-        watch.register(config.api_key)
-        return config
-
-    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's and the SDK's signers
-        watch.register(key)
-        return original_new(key, msg, digestmod)  # type: ignore[arg-type]
-
-    def init(self: Exception, *args: object, **kwargs: object) -> None:
-        original_init(self, *args, **kwargs)
-        watch.check(f"{type(self).__name__} message", " ".join(str(a) for a in args))
-
-    transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
-    hmac.new = new  # type: ignore[assignment]
-    errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
-    sdk_logger = logging.getLogger("sports_posts")
-    previous_level = sdk_logger.level
-    sdk_logger.setLevel(logging.DEBUG)
-    root = logging.getLogger()
-    root.addHandler(watch)
-    try:
-        yield watch
-    finally:
-        root.removeHandler(watch)
-        sdk_logger.setLevel(previous_level)
-        transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
-        hmac.new = original_new
-        errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
-    assert not watch.leaks, "secrets leaked:\n" + "\n".join(watch.leaks[:20])

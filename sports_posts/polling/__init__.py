@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from ._lease import (
         Lease,
         LeaseLostError,
+        LeaseStatus,
     )
     from ._postgres import PostgresCheckpoint
     from ._skew import ClockSkew
@@ -57,6 +58,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "FileCheckpoint": ".checkpoints",
     "Lease": "._lease",
     "LeaseLostError": "._lease",
+    "LeaseStatus": "._lease",
     "MemoryCheckpoint": ".checkpoints",
     "PollConfig": "._algorithm",
     "PollFilters": ".._params",

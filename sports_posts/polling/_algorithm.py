@@ -58,7 +58,7 @@ __all__ = [
 log = logging.getLogger("sports_posts.polling")
 
 STATE_VERSION = 1
-DEFAULT_LOOKBACK = timedelta(seconds=180)
+DEFAULT_LOOKBACK: timedelta = timedelta(seconds=180)
 """Two minutes of indexing delay (spec 1: "indexed within seconds") plus one minute for
 clock skew between the platform's ``created_at`` and the service, and for the cycle's own
 duration."""

@@ -14,13 +14,14 @@ connection lives (no expiry, no takeover), and a transaction-mode pooler breaks 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from .._errors import ParameterError
 from .._stores import runner_for
 from ._algorithm import CheckpointError
 
-__all__ = ["Lease", "LeaseLostError", "fenced_out"]
+__all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 
 
 class LeaseLostError(CheckpointError):
@@ -63,14 +64,15 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-_PG_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sports_posts_leases (
-    key text PRIMARY KEY,
-    holder text NOT NULL,
-    expires_at timestamptz NOT NULL,
-    token bigint NOT NULL
-)
+# Who holds the lease, for how many more ms (-2: free), and the last token handed out.
+_REDIS_STATUS = """
+return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0')}
 """
+# Free the lease whoever holds it; the fencing counter stays, so the next token is higher.
+_REDIS_FORCE_RELEASE = """
+return redis.call('DEL', KEYS[1])
+"""
+
 _PG_EXPIRY = "clock_timestamp() + %(ttl_ms)s * interval '1 millisecond'"
 # Take a free or expired lease (a new token), or extend our own live one (the same token).
 _PG_ACQUIRE = f"""
@@ -93,6 +95,32 @@ UPDATE sports_posts_leases SET expires_at = '-infinity'
 WHERE key = %(key)s AND holder = %(holder)s
 RETURNING token
 """
+_PG_STATUS = """
+SELECT CASE WHEN expires_at > clock_timestamp() THEN holder END,
+       CASE WHEN expires_at > clock_timestamp() THEN extract(epoch FROM expires_at - clock_timestamp()) END,
+       token
+FROM sports_posts_leases WHERE key = %(key)s
+"""
+_PG_FORCE_RELEASE = """
+UPDATE sports_posts_leases SET expires_at = '-infinity'
+WHERE key = %(key)s AND expires_at > clock_timestamp()
+RETURNING token
+"""
+
+
+@dataclass(frozen=True)
+class LeaseStatus:
+    """Who holds a lease now (``Lease.status()``), read without changing anything.
+
+    ``holder`` is the holder's ``Lease.holder`` (``None`` when the lease is free or expired),
+    ``token`` the last fencing token handed out (0 if none yet) and ``expires_in`` the
+    seconds left of the holder's lease in the store's clock (``None`` when free).
+    """
+
+    key: str
+    holder: Optional[str]
+    token: int
+    expires_in: Optional[float]
 
 
 class Lease:
@@ -103,10 +131,20 @@ class Lease:
     tokens (``sports_posts.RedisCheckpoint`` or
     ``sports_posts.polling.PostgresCheckpoint``). ``store`` is a ``redis://`` or
     ``postgresql://`` URL or a client the customer already has. ``ttl`` (seconds) is how long
-    a dead holder blocks the feed; the holder renews every ``ttl / 3``.
+    a dead holder blocks the feed; the holder renews every ``ttl / 3``. ``connect_timeout``
+    and ``statement_timeout`` (seconds) bound each call to a store that froze or went away
+    (on Redis the second is the socket timeout); keep them well under ``ttl / 3``.
     """
 
-    def __init__(self, store: Any, *, key: str = "sports_posts:poll", ttl: float = 15.0) -> None:
+    def __init__(
+        self,
+        store: Any,
+        *,
+        key: str = "sports_posts:poll",
+        ttl: float = 15.0,
+        connect_timeout: float = 5.0,
+        statement_timeout: float = 5.0,
+    ) -> None:
         # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
         if not isinstance(key, str) or not key:
             raise ParameterError("Lease: key must be a non-empty string", parameter="key")
@@ -117,10 +155,13 @@ class Lease:
         import socket  # here, not at import: most pollers run without a lease
 
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
-        """Who holds the lease, as stored: host, process id and a random suffix."""
+        """This ``Lease``'s name in the store while it holds the lease: host, process id and
+        a random suffix (what ``status().holder`` shows, and what logs can print)."""
         self.token: Optional[int] = None
-        """The fencing token of the lease held, ``None`` while not held."""
-        self._runner = runner_for(store, what=f"Lease {key!r}", schema=_PG_SCHEMA)
+        """The fencing token of the lease held, ``None`` while not held: the number the
+        checkpoint compares, growing with every new holder (log it with the holder)."""
+        self._runner = runner_for(store, owner=f"Lease {key!r}", connect_timeout=connect_timeout,
+                                  statement_timeout=statement_timeout)
 
     def __repr__(self) -> str:
         return f"Lease({self._runner!r}, key={self.key!r}, ttl={self.ttl}, token={self.token})"
@@ -134,14 +175,23 @@ class Lease:
     def _statement(self, which: str) -> tuple[str, tuple[str, ...], Any]:
         ttl_ms = int(self.ttl * 1000)
         if self._runner.engine == "redis":
-            source = {"acquire": _REDIS_ACQUIRE, "renew": _REDIS_RENEW, "release": _REDIS_RELEASE}[which]
+            source = {"acquire": _REDIS_ACQUIRE, "renew": _REDIS_RENEW, "release": _REDIS_RELEASE,
+                      "status": _REDIS_STATUS, "force_release": _REDIS_FORCE_RELEASE}[which]
             # Beside the checkpoint of the same key, never on it: "<key>:lease" and "<key>:fence".
             return source, (self.key + ":lease", self.key + ":fence"), (self.holder, ttl_ms)
-        sql = {"acquire": _PG_ACQUIRE, "renew": _PG_RENEW, "release": _PG_RELEASE}[which]
+        sql = {"acquire": _PG_ACQUIRE, "renew": _PG_RENEW, "release": _PG_RELEASE,
+               "status": _PG_STATUS, "force_release": _PG_FORCE_RELEASE}[which]
         return sql, (), {"key": self.key, "holder": self.holder, "ttl_ms": ttl_ms}
 
     def _answer(self, which: str, reply: Any) -> Any:
         """The meaning of a store's reply: the token taken, whether a renewal held."""
+        if which == "status":
+            return self._status(reply)
+        if which == "force_release":
+            held = bool(reply) if self._runner.engine == "redis" else reply is not None
+            if held:
+                self.token = None
+            return held
         if self._runner.engine == "redis":
             value = int(reply or 0)
         else:
@@ -157,10 +207,10 @@ class Lease:
         return None
 
     def _run(self, which: str) -> Any:
-        return self._answer(which, self._runner.run(*self._statement(which)))
+        return self._answer(which, self._runner.execute(*self._statement(which)))
 
     async def _run_async(self, which: str) -> Any:
-        return self._answer(which, await self._runner.run_async(*self._statement(which)))
+        return self._answer(which, await self._runner.aexecute(*self._statement(which)))
 
     def acquire(self) -> Optional[int]:
         """Take the lease if it is free or expired: its fencing token, or ``None`` while
@@ -185,6 +235,38 @@ class Lease:
 
     async def release_async(self) -> None:
         await self._run_async("release")
+
+    def _status(self, reply: Any) -> LeaseStatus:
+        if self._runner.engine == "redis":
+            holder = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+            pttl = int(reply[1])
+            free = not holder or pttl < 0
+            return LeaseStatus(self.key, None if free else holder, int(reply[2]),
+                               None if free else pttl / 1000)
+        if reply is None:
+            return LeaseStatus(self.key, None, 0, None)
+        holder, left, token = reply
+        return LeaseStatus(self.key, holder, int(token), None if left is None else float(left))
+
+    def status(self) -> LeaseStatus:
+        """Who holds the lease, for how long, and the last fencing token; changes nothing."""
+        result: LeaseStatus = self._run("status")
+        return result
+
+    async def status_async(self) -> LeaseStatus:
+        result: LeaseStatus = await self._run_async("status")
+        return result
+
+    def force_release(self) -> bool:
+        """Free the lease whoever holds it (an operator's tool): ``True`` if one was held.
+
+        The fencing counter is kept, so the next holder gets a higher token and the old
+        holder's saves are refused (``LeaseLostError``) once the new one has fenced.
+        """
+        return bool(self._run("force_release"))
+
+    async def force_release_async(self) -> bool:
+        return bool(await self._run_async("force_release"))
 
     def close(self) -> None:
         """Close the connection made from a URL."""

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .._stores import PostgresRunner
+from .._stores import CoordinationError
+from .._stores.postgres import Postgres
 from ._algorithm import CheckpointError, PollState
 from ._lease import LeaseLostError, fenced_out
 from .checkpoints import CheckpointConflictError
 
 __all__ = ["PostgresCheckpoint"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sports_posts_checkpoints (
-    key text PRIMARY KEY,
-    state text,
-    generation bigint NOT NULL DEFAULT 0,
-    fence bigint NOT NULL DEFAULT 0
-)
-"""
 _LOAD = "SELECT state, generation FROM sports_posts_checkpoints WHERE key = %(key)s"
 # A compare-and-set on the generation the saver loaded, refused as well when the row has
 # seen a newer fencing token: one statement, so no other save can slip in between.
@@ -45,14 +38,26 @@ class PostgresCheckpoint:
     generation (``CheckpointConflictError`` when another worker saved since this one
     loaded), and after ``fence`` every save carries the lease's fencing token, refused
     with ``LeaseLostError`` once a newer token has been seen. ``url_or_connection`` is
-    a ``postgresql://`` URL or a ``psycopg.Connection`` (not closed by this class).
+    a ``postgresql://`` URL or a ``psycopg.Connection`` (not closed by this class);
+    ``connect_timeout`` and ``statement_timeout`` (seconds) bound each call.
     """
 
-    def __init__(self, url_or_connection: Any, *, key: str = "sports_posts:poll") -> None:
+    def __init__(
+        self,
+        url_or_connection: Any,
+        *,
+        key: str = "sports_posts:poll",
+        connect_timeout: float = 5.0,
+        statement_timeout: float = 5.0,
+    ) -> None:
         if not isinstance(key, str) or not key:
             raise CheckpointError("PostgresCheckpoint: key must be a non-empty string")
         self.key = key
-        self._runner = PostgresRunner(url_or_connection, what=f"PostgresCheckpoint {key!r}", schema=_SCHEMA)
+        self._runner = Postgres(
+            f"PostgresCheckpoint {key!r}", url_or_connection, error=CoordinationError,
+            parameter="url_or_connection", connect_timeout=connect_timeout,
+            statement_timeout=statement_timeout,
+        )
         self._generation = 0
         self._fence = 0
 
@@ -60,7 +65,7 @@ class PostgresCheckpoint:
         return f"PostgresCheckpoint({self._runner!r}, key={self.key!r})"
 
     def load(self) -> Optional[PollState]:
-        row = self._runner.run(_LOAD, (), {"key": self.key})
+        row = self._runner.execute(_LOAD, (), {"key": self.key})
         state, self._generation = (None, 0) if row is None else (row[0], int(row[1]))
         if state is None:
             return None
@@ -73,8 +78,8 @@ class PostgresCheckpoint:
         nxt = self._generation + 1
         params = {"key": self.key, "state": state.to_json(), "next": nxt,
                   "generation": self._generation, "fence": self._fence}
-        if self._runner.run(_SAVE, (), params) is None:
-            stored = self._runner.run(_STORED_FENCE, (), {"key": self.key})
+        if self._runner.execute(_SAVE, (), params) is None:
+            stored = self._runner.execute(_STORED_FENCE, (), {"key": self.key})
             if stored is not None and int(stored[0]) > self._fence:
                 raise LeaseLostError(f"checkpoint row {self.key!r}: {fenced_out(self._fence)}")
             raise CheckpointConflictError(
@@ -85,7 +90,7 @@ class PostgresCheckpoint:
     def fence(self, token: int) -> None:
         """Carry ``token`` on every later save, and make the row refuse older ones from now
         on (``LeaseLostError`` if it has already seen a newer one)."""
-        if self._runner.run(_FENCE, (), {"key": self.key, "fence": token}) is None:
+        if self._runner.execute(_FENCE, (), {"key": self.key, "fence": token}) is None:
             raise LeaseLostError(f"checkpoint row {self.key!r}: {fenced_out(token)}")
         self._fence = token
 

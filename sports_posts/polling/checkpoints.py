@@ -253,31 +253,39 @@ class RedisCheckpoint:
     same key since this one loaded it, [`CheckpointConflictError`][sports_posts.CheckpointConflictError] is raised rather
     than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL or a
     ``redis.Redis`` client (not closed by this class); ``redis`` is imported only here.
+    Every Redis failure is a ``CoordinationError``; ``connect_timeout`` and
+    ``statement_timeout`` (seconds) bound each call on a client made from a URL.
     """
 
-    def __init__(self, url_or_client: Any, *, key: str = "sports_posts:poll") -> None:
+    def __init__(
+        self,
+        url_or_client: Any,
+        *,
+        key: str = "sports_posts:poll",
+        connect_timeout: float = 5.0,
+        statement_timeout: float = 5.0,
+    ) -> None:
         if not isinstance(key, str) or not key:
             raise CheckpointError("RedisCheckpoint: key must be a non-empty string")
-        if isinstance(url_or_client, str):
-            try:
-                import redis
-            except ImportError:
-                raise CheckpointError(
-                    "RedisCheckpoint needs the redis package: pip install 'sports-posts[redis]'"
-                ) from None
-            self._redis: Any = redis.Redis.from_url(url_or_client)
-        else:
-            self._redis = url_or_client
+        from .._stores import runner_for
+
+        if not isinstance(url_or_client, str) and type(url_or_client).__module__.startswith("psycopg"):
+            raise CheckpointError("RedisCheckpoint needs a redis:// URL or a redis.Redis client")
+        self._runner = runner_for(
+            url_or_client, owner=f"RedisCheckpoint {key!r}", parameter="url_or_client",
+            connect_timeout=connect_timeout, statement_timeout=statement_timeout,
+        )
+        if self._runner.engine != "redis":
+            raise CheckpointError("RedisCheckpoint needs a redis:// URL or a redis.Redis client")
         self.key = key
         self._generation = 0
-        self._script: Any = None
         self._fence = 0
 
     def __repr__(self) -> str:
-        return f"RedisCheckpoint(key={self.key!r})"
+        return f"RedisCheckpoint({self._runner!r}, key={self.key!r})"
 
     def load(self) -> Optional[PollState]:
-        state, generation = self._redis.hmget(self.key, ["state", "generation"])
+        state, generation = self._runner.execute(_LOAD_SCRIPT, [self.key], [])
         self._generation = int(generation or 0)
         if state is None:
             return None
@@ -289,10 +297,10 @@ class RedisCheckpoint:
             ) from None
 
     def save(self, state: PollState) -> None:
-        if self._script is None:
-            self._script = self._redis.register_script(_SAVE_SCRIPT)
         nxt = self._generation + 1
-        ok = self._script(keys=[self.key], args=[str(self._generation), state.to_json(), str(nxt), str(self._fence)])
+        ok = self._runner.execute(
+            _SAVE_SCRIPT, [self.key], [str(self._generation), state.to_json(), str(nxt), str(self._fence)]
+        )
         if ok == -1:
             raise LeaseLostError(f"redis key {self.key!r}: {fenced_out(self._fence)}")
         if not ok:
@@ -305,9 +313,16 @@ class RedisCheckpoint:
         """Carry ``token`` (a ``Lease``'s fencing token) on every later save, and make
         the key refuse saves with older ones from now on (``LeaseLostError`` if it has
         already seen a newer one)."""
-        if not self._redis.register_script(_FENCE_SCRIPT)(keys=[self.key], args=[str(token)]):
+        if not self._runner.execute(_FENCE_SCRIPT, [self.key], [str(token)]):
             raise LeaseLostError(f"redis key {self.key!r}: {fenced_out(token)}")
         self._fence = token
+
+    def close(self) -> None:
+        """Close the client made from a URL (a client passed in stays open)."""
+        self._runner.close()
+
+
+_LOAD_SCRIPT = "return redis.call('HMGET', KEYS[1], 'state', 'generation')"
 
 
 # KEYS[1] = hash; ARGV[1] = fencing token: recorded unless a newer one is.

@@ -50,8 +50,10 @@ class Accounts:
         """Register a key (random-looking, derived from the seed unless given) and return it."""
         with self._lock:
             if key is None:
-                prefix = "sp_live_" if config.plan != "free" else "sp_free_"
-                key = f"{prefix}{self._rng.getrandbits(128):032x}"
+                # sandbox._connect.SANDBOX_KEY_PREFIX, then the plan: such a key is never
+                # mistaken for a key of the service, and it asks for a sandbox when exported
+                plan = "free" if config.plan == "free" else "paid"
+                key = f"sp_sandbox_{plan}_{self._rng.getrandbits(128):032x}"
             self._accounts[key] = Account(key=key, config=config)
             self._note_chaos()
             return key

@@ -240,9 +240,11 @@ def create_app(sandbox: SandboxService) -> ASGIApp:
 
     @guarded("posts")
     async def posts(request: Request, account: Account) -> Response:
-        query = parse_posts_query(single_values(request.query_params.multi_items()), world.leagues)
+        profile = sandbox.profile
+        query = parse_posts_query(single_values(request.query_params.multi_items()), world.leagues,
+                                  strict=profile.refuse_combined_modes)
         now = sandbox.now()
-        result = run_posts_query(world, query, now, allowed(account))
+        result = run_posts_query(world, query, now, allowed(account), games_exact=profile.games_exact)
         # Each post is encoded once per author shape and kept: a page is a join of cached bytes.
         shape = sandbox.author_shape
         items = b",".join([p.encoded(shape, orjson.dumps) for p in result.items])

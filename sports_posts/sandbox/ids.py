@@ -25,6 +25,14 @@ def _key(references: Mapping[str, Optional[str]], reference_id: Optional[str], s
     return "\x00" if value is None else value
 
 
+def _add_reference(item: dict[str, Any], references: Mapping[str, Optional[str]], reference_id: Optional[str]) -> None:
+    """The reference column, a string (spec 2.8); an entity without that id has no such key, never null."""
+    if reference_id is not None:
+        value = references.get(reference_id)
+        if value is not None:
+            item[reference_id] = value
+
+
 def ids_response(
     world: World, params: Mapping[str, str], now: datetime, allowed: Optional[frozenset[str]] = None
 ) -> dict[str, Any]:
@@ -58,8 +66,7 @@ def ids_response(
                 "service_id": team.service_id, "location": team.location, "name": team.name,
                 "conference": team.conference, "division": team.division, "league": team.league,
             }
-            if reference_id is not None:
-                item[reference_id] = team.references.get(reference_id)
+            _add_reference(item, team.references, reference_id)
             items.append(item)
             keys.append(_key(team.references, reference_id, team.service_id))
     elif entity == "players":
@@ -70,8 +77,7 @@ def ids_response(
                 "team_service_id": player.team.service_id if player.team else None,
                 "team_name": player.team.full_name if player.team else None,
             }
-            if reference_id is not None:
-                item[reference_id] = player.references.get(reference_id)
+            _add_reference(item, player.references, reference_id)
             items.append(item)
             keys.append(_key(player.references, reference_id, player.service_id))
     elif entity == "leagues":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Optional, Union
 
 from .world import Post, World, isoformat
@@ -40,8 +40,11 @@ def _tags(post: Post) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return players, teams
 
 
-def _alt_sources(rng: random.Random, post: Post, count: int) -> list[dict[str, Any]]:
+def _alt_sources(rng: random.Random, post: Post, count: int, sent_at: datetime) -> list[dict[str, Any]]:
+    """``count`` follow-on reports, dated after the post and at or before ``sent_at``: a report
+    attached to an event was written before the event was sent."""
     alts = []
+    room = max(timedelta(0), sent_at - post.created_at)
     for i in range(count):
         outlet = _OUTLETS[(i + rng.randrange(len(_OUTLETS))) % len(_OUTLETS)]
         handle = outlet.replace(" ", "")
@@ -52,7 +55,7 @@ def _alt_sources(rng: random.Random, post: Post, count: int) -> list[dict[str, A
             "news_attribution": outlet,
             "role": "alt",
             "text": f"{outlet} also reporting: {post.text}",
-            "created_at": isoformat(post.created_at + timedelta(seconds=30 * (i + 1))),
+            "created_at": isoformat(post.created_at + min(room, timedelta(seconds=30 * (i + 1)))),
         })
     return alts
 
@@ -77,7 +80,8 @@ def breaking_news_data(
     player = post.players[0].name if post.players else "the roster"
     post.text = text or _HEADLINES.get(news_type, _HEADLINES["other"]).format(team=team, player=player)
     players, teams = _tags(post)
-    alts = _alt_sources(rng, post, alt_sources) if isinstance(alt_sources, int) else list(alt_sources)
+    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
+            else list(alt_sources))
     data = {
         "id": post.id,
         "post_url": post.post_url,
@@ -112,7 +116,8 @@ def update_data(
     post = world.publish(league=original["league"], media_type="none", media=[], highlight=False)
     post.text = text or f"Update: {whats_new}"
     players, teams = original["players"], original["teams"]
-    alts = _alt_sources(rng, post, alt_sources) if isinstance(alt_sources, int) else list(alt_sources)
+    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
+            else list(alt_sources))
     data = {
         "id": post.id,
         "post_url": post.post_url,

@@ -18,7 +18,8 @@ from typing import Any, Callable, Optional, Union
 
 from ._teams import COUNTRY_CODES
 from .errors import ApiError, invalid
-from .world import GAME_LENGTH, ID_TYPES, PREGAME, SPORTS, Player, Post, Team, World
+from .profile import MODE_PARAMETERS, combined_modes
+from .world import GAME_LENGTH, ID_TYPES, PREGAME, SPORTS, Game, Player, Post, Team, World
 
 __all__ = [
     "LIMIT_DEFAULT",
@@ -29,6 +30,7 @@ __all__ = [
     "parse_bool",
     "parse_datetime",
     "parse_posts_query",
+    "refuse_combined_modes",
     "run_posts_query",
     "single_values",
 ]
@@ -268,9 +270,34 @@ def _parse_selection(p: Mapping[str, str], q: PostsQuery, known_leagues: Mapping
         q.window = (first, shifted("start_time", q.start_time, GAME_LENGTH))
 
 
-def parse_posts_query(params: Mapping[str, str], known_leagues: Mapping[str, Any]) -> PostsQuery:
-    """Validate every parameter of spec 4.1 and infer the mode; raises 400 INVALID_PARAMETER."""
+def refuse_combined_modes(names: Collection[str]) -> None:
+    """400 when parameters of several modes (or ``start_time`` without ``match``) are given.
+
+    The specification does not show what the service does with such a request, so the strict
+    profile answers none of the possible ways: a client must not come to rely on one.
+    """
+    modes = combined_modes(names)
+    if len(modes) > 1:
+        sent = ", ".join(n for mode in modes for n in MODE_PARAMETERS[mode] if n in names)
+        second = next(n for n in MODE_PARAMETERS[modes[1]] if n in names)
+        raise invalid(second, f"parameters of several modes combined ({sent}: the {' and '.join(modes)} modes); "
+                      "the service's behaviour for such a combination is not defined, "
+                      "send the parameters of one mode per request")
+    if "start_time" in names and "match" not in names:
+        raise invalid("start_time", "given without match; its behaviour alone is not defined "
+                      "(match and start_time together select game mode)")
+
+
+def parse_posts_query(
+    params: Mapping[str, str], known_leagues: Mapping[str, Any], *, strict: bool = False
+) -> PostsQuery:
+    """Validate every parameter of spec 4.1 and infer the mode; raises 400 INVALID_PARAMETER.
+
+    ``strict`` refuses what the strict profile refuses (``refuse_combined_modes``).
+    """
     p = dict(params.items())
+    if strict:
+        refuse_combined_modes(p.keys())
     q = PostsQuery(mode="trending")
     _parse_selection(p, q, known_leagues)
 
@@ -378,6 +405,7 @@ def _leagues_of(entities: Sequence[Union[Team, Player]], allowed: frozenset[str]
 def _filter(
     q: PostsQuery, now: datetime, teams: Optional[list[Team]], players: Optional[list[Player]],
     reference: Optional[Post], window: Optional[tuple[datetime, datetime]],
+    games: Optional[list[Game]] = None,
 ) -> Callable[[Post], bool]:
     """Whether a post matches ``q`` at ``now``: visible, then only the checks ``q`` asks for.
 
@@ -386,7 +414,10 @@ def _filter(
     """
     checks: list[Callable[[Post], bool]] = []
     add = checks.append
-    if teams is not None:
+    if games is not None:
+        of_games = {id(g) for g in games}
+        add(lambda post: post.game is not None and id(post.game) in of_games)
+    elif teams is not None:
         team_ids = {t.service_id for t in teams}
         add(lambda post: any(t.service_id in team_ids for t in post.teams))
     if players is not None:
@@ -439,10 +470,23 @@ def _filter(
     return keep
 
 
+def _games(world: World, teams: Sequence[Team], start_time: Optional[datetime]) -> list[Game]:
+    """The scheduled games between two of ``teams`` (one per id in ``match``) that start at ``start_time``."""
+    ids = {t.service_id for t in teams}
+    return [g for g in world.games
+            if g.start_time == start_time and g.home.service_id in ids and g.away.service_id in ids]
+
+
 def run_posts_query(
-    world: World, q: PostsQuery, now: datetime, allowed: Optional[frozenset[str]] = None
+    world: World, q: PostsQuery, now: datetime, allowed: Optional[frozenset[str]] = None,
+    *, games_exact: bool = False,
 ) -> PostsResult:
-    """Answer a validated query at sandbox time ``now`` for a key allowed ``allowed`` leagues."""
+    """Answer a validated query at sandbox time ``now`` for a key allowed ``allowed`` leagues.
+
+    With ``games_exact``, game mode returns the posts of the game scheduled between the two
+    teams at exactly ``start_time`` (none if no such game was played); without it, any post
+    tagged with either team inside the game's time window.
+    """
     every = world.league_codes
     allowed = every if allowed is None else allowed
     if q.leagues is not None:
@@ -454,6 +498,7 @@ def run_posts_query(
 
     teams: Optional[list[Team]] = None
     players: Optional[list[Player]] = None
+    games: list[Game] = []
     if q.mode == "team" and q.teams is not None:
         teams = _resolve(world, "teams", q.id_type, q.teams, q.leagues)
         if not teams:
@@ -472,6 +517,9 @@ def run_posts_query(
                 raise ApiError(404, "NOT_FOUND", f"No team matched the id '{value}' in match")
             teams.extend(matched)
         leagues = _leagues_of(teams, allowed)
+        if games_exact:
+            games = _games(world, teams, q.start_time)
+            leagues = frozenset(g.league for g in games)
 
     reference: Optional[Post] = None
     if q.since_id is not None:
@@ -481,7 +529,7 @@ def run_posts_query(
                            f"The since_id post '{q.since_id}' is unavailable; drop since_id and retry")
 
     window = q.window if q.mode == "game" else None
-    keep = _filter(q, now, teams, players, reference, window)
+    keep = _filter(q, now, teams, players, reference, window, games if games_exact and q.mode == "game" else None)
     # Posts created before `floor` can never match: the ordered streams stop (or skip) there.
     floors = [d for d in (q.since, reference.created_at if reference else None, window[0] if window else None) if d]
     floor = max(floors) if floors else None

@@ -18,6 +18,11 @@ class Sandbox(SandboxService):
     ``with Sandbox(seed=7) as sb:`` serves ``sb.base_url`` (ending in ``/v1``) with
     ``sb.api_key`` (paid plan, every league). Pass ``clock="manual"`` for time that only moves
     when a test calls [`advance`][sports_posts.sandbox.Sandbox.advance].
+
+    ``profile="strict"`` (the default) reads every discrepancy and "not shown" of the
+    specification the way least forgiving to the client (one author form per post, combined
+    modes refused, game mode by the scheduled game); ``profile="lenient"`` keeps the forgiving
+    behaviour of earlier releases, for demos. See docs/sandbox.md.
     """
 
     _server: Any = None
@@ -26,7 +31,7 @@ class Sandbox(SandboxService):
 
     def __repr__(self) -> str:
         state = f"{self.url}" if self._port else "stopped"
-        return f"<Sandbox seed={self.seed} {state} keys={len(self.accounts.all())}>"
+        return f"<Sandbox seed={self.seed} {self.profile.name} {state} keys={len(self.accounts.all())}>"
 
     # -- server lifecycle ----------------------------------------------------------------
 

@@ -24,13 +24,15 @@ from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
 from .news import breaking_news_data, update_data
+from .profile import profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
 
 __all__ = ["AUTHOR_SHAPES", "SandboxService"]
 
 AUTHOR_SHAPES = ("flat", "nested", "both", "mixed")
-"""Author forms of spec 2.1: flat fields, the nested object, both in every post, or alternating."""
+"""Author forms of spec 2.1: flat fields, the nested object, both in every post, or a seeded
+mix of one form per post (the strict profile's default)."""
 
 
 def _leagues(value: Optional[Iterable[str]]) -> Optional[frozenset[str]]:
@@ -64,7 +66,8 @@ class SandboxService:
         posts_per_minute: float = 2.0,
         late_index_rate: float = 0.1,
         deletions_per_hour: float = 4.0,
-        author_shape: str = "both",
+        profile: str = "strict",
+        author_shape: Optional[str] = None,
         time_scale: float = 1.0,
         webhook_timeout: Optional[float] = None,
         webhook_header_names: Optional[WebhookHeaders] = None,
@@ -75,6 +78,10 @@ class SandboxService:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        self.profile = profile_named(profile)
+        """How the sandbox reads what the specification leaves open (``strict`` or ``lenient``)."""
+        if author_shape is None:
+            author_shape = self.profile.author_shape
         if author_shape not in AUTHOR_SHAPES:
             raise ParameterError(f"author_shape must be one of {', '.join(AUTHOR_SHAPES)}")
         if clock is None or clock == "system":
@@ -206,6 +213,9 @@ class SandboxService:
         Options: news_type, news_status, news_origin, news_attribution, text, alt_sources (a
         count or a list), event_id.
         """
+        if "news_status" not in options and self.profile.draw_news_status:
+            # Both the filter values and the sample's value reach receivers (spec 6.3's discrepancy).
+            options["news_status"] = self._rng.choice(("verified", "rumor", "confirmed"))
         data, _post = breaking_news_data(self.world, self._rng, league=league, **options)
         self._events[data["event_id"]] = data
         jobs = self.sender.emit("breaking_news", data)
@@ -262,7 +272,8 @@ class SandboxService:
         """A summary for the admin route and the CLI (no secrets)."""
         now = self.now()
         return {
-            "now": isoformat(now), "seed": self.seed, "author_shape": self.author_shape,
+            "now": isoformat(now), "seed": self.seed, "profile": self.profile.name,
+            "author_shape": self.author_shape,
             "visible_posts": len(self.world.visible_posts(now)),
             "deleted_posts": len(self.world.deleted_posts(now)),
             "subscriptions": len(self.sender.subscriptions),

@@ -41,7 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(**options): options of the sports_posts_sandbox fixture's Sandbox "
-        "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, ...)",
+        "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, profile='lenient', ...)",
     )
 
 
@@ -213,14 +213,17 @@ def sports_posts_send_story(
     sports_posts_webhook_secret: str,
     sports_posts_webhook_header_names: WebhookHeaders,
 ) -> Callable[..., SentStory]:
-    """``send(target, *, path="/", league="NFL", update=None, secret=None, header_names=None,
-    timeout=30, **news)``:
+    """``send(target, *, path="/webhooks", league="NFL", update=None, secret=None,
+    header_names=None, timeout=30, **news)``:
     a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
     webhook sender to ``target``, your receiver's URL or ASGI app (served on loopback for the
-    call, POSTed at ``path``), retried as the service retries; returns a `SentStory`
-    once every delivery ended. ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
+    call, POSTed at ``path``: the route of the docs' receivers), retried as the service
+    retries; returns a `SentStory` once every delivery ended. A 404 answer raises
+    `ParameterError` naming the URL (no route there: pass the receiver's ``path``).
+    ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
     news_status, ...). The headers are named by ``header_names``, else by the
     ``sports_posts_webhook_header_names`` fixture."""
+    from sports_posts import ParameterError
     from sports_posts.testing import serve_asgi
 
     sandbox = sports_posts_sandbox
@@ -231,6 +234,7 @@ def sports_posts_send_story(
         try:
             payloads = [sandbox.send_breaking_news(league, **news)]
             sandbox.drain_deliveries(timeout=timeout)
+            _refuse_not_found(sandbox.deliveries, subscription.id, url)
             if update is not None:
                 payloads.append(sandbox.send_update(payloads[0]["data"]["event_id"], whats_new=update))
                 sandbox.drain_deliveries(timeout=timeout)
@@ -241,9 +245,12 @@ def sports_posts_send_story(
                     if a.subscription_id == subscription.id and a.event_id in event_ids]
         return SentStory(payloads, attempts)
 
-    def send(target: Any, *, path: str = "/", league: str = "NFL", update: Optional[str] = None,
+    def send(target: Any, *, path: str = "/webhooks", league: str = "NFL", update: Optional[str] = None,
              secret: Optional[str] = None, header_names: Optional[WebhookHeaders] = None,
              timeout: float = 30.0, **news: Any) -> SentStory:
+        if not isinstance(path, str):
+            raise ParameterError(f"path must be a str such as \"/webhooks\", got {type(path).__name__}",
+                                 parameter="path")
         key = secret if secret is not None else sports_posts_webhook_secret
         names = header_names if header_names is not None else sports_posts_webhook_header_names
         if isinstance(target, str):
@@ -252,3 +259,16 @@ def sports_posts_send_story(
             return deliver(root + "/" + path.lstrip("/"), league, update, key, timeout, names, news)
 
     return send
+
+
+def _refuse_not_found(deliveries: list[DeliveryAttempt], subscription_id: str, url: str) -> None:
+    """A 404 means no route at ``url`` (a wrong ``path``): say so, instead of six retries and
+    "dead" that read as the receiver refusing the story."""
+    from sports_posts import ParameterError
+
+    if any(a.subscription_id == subscription_id and a.status_code == 404 for a in deliveries):
+        raise ParameterError(
+            f"the receiver answered 404 Not Found at {url}: nothing is routed there; pass the path "
+            'your app receives webhooks at (send(app, path="/hooks")) or the full URL',
+            parameter="path",
+        )

@@ -55,6 +55,10 @@ class Inbox(Protocol):
         """Give a dead entry a fresh set of attempts."""
         ...
 
+    def purge_dead(self) -> int:
+        """Delete every dead entry; returns how many."""
+        ...
+
     def close(self) -> None:
         """Release connections."""
         ...

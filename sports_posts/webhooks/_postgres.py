@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
 from .._errors import ParameterError
-from ._pg import NOW, Database, Result, Statement, check_in_transaction
+from .._stores.postgres import NOW, Postgres, Result, Statement, check_in_transaction
 from ._store import check_body, check_key, check_retries
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations, _Tokens
 from .inbox import DEFAULT_BACKOFF, InboxEntry
@@ -32,7 +32,7 @@ _SWEEP_EVERY = 1000  # claims or completions between two deletes of expired rows
 class _PostgresStore:
     """Connection, clock and repr shared by both stores."""
 
-    _db: Database
+    _db: Postgres
 
     def __init__(
         self,
@@ -43,7 +43,7 @@ class _PostgresStore:
         statement_timeout: float,
         auto_migrate: bool,
     ) -> None:
-        self._db = Database(
+        self._db = Postgres(
             type(self).__name__, url_or_connection, connect_timeout=connect_timeout,
             statement_timeout=statement_timeout, auto_migrate=auto_migrate,
         )
@@ -60,7 +60,8 @@ class _PostgresStore:
             return self._ops % _SWEEP_EVERY == 0
 
     def migrate(self) -> None:
-        """Create the tables if missing (``postgres_schema.sql`` in the package holds the same SQL)."""
+        """Create every table of the SDK's stores if missing (``sports_posts/_stores/schema.sql``
+        holds the same SQL)."""
         self._db.migrate()
 
     async def amigrate(self) -> None:
@@ -72,7 +73,7 @@ class _PostgresStore:
         self._db.close()
 
     async def aclose(self) -> None:
-        """Close this event loop's own async connection."""
+        """Close this event loop's own async connection (and this thread's sync one)."""
         await self._db.aclose()
 
 
@@ -272,7 +273,7 @@ class PostgresInbox(_PostgresStore):
         auto_migrate: bool = True,
     ) -> None:
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
-        self.retention, self.lease = _check_durations(retention, lease)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 
@@ -376,6 +377,8 @@ class PostgresInbox(_PostgresStore):
             {"key": key, "now": self._now()},
         )]
 
+    _PURGE_SQL: Statement = ("DELETE FROM sports_posts_inbox WHERE state = 'dead'", {})
+
     # -- sync ----------------------------------------------------------------------------
 
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
@@ -417,6 +420,10 @@ class PostgresInbox(_PostgresStore):
         """Give a dead row a fresh set of attempts, due now."""
         return self._db.run(self._requeue_sql(key))[0][0] == 1
 
+    def purge_dead(self) -> int:
+        """Delete every dead row (after inspecting them); returns how many were deleted."""
+        return int(self._db.run([self._PURGE_SQL])[0][0])
+
     # -- async ---------------------------------------------------------------------------
 
     async def aput(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
@@ -457,3 +464,7 @@ class PostgresInbox(_PostgresStore):
     async def arequeue(self, key: str) -> bool:
         """``requeue`` on an async connection."""
         return (await self._db.arun(self._requeue_sql(key)))[0][0] == 1
+
+    async def apurge_dead(self) -> int:
+        """``purge_dead`` on an async connection."""
+        return int((await self._db.arun([self._PURGE_SQL]))[0][0])

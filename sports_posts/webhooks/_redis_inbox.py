@@ -16,15 +16,10 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
+from .. import _checks
 from .._errors import ParameterError
-from ._store import (
-    check_body,
-    check_key,
-    check_retries,
-    describe_url,
-    missing_extra,
-    translated_errors,
-)
+from .._stores.redis import Redis
+from ._store import check_body, check_key, check_retries
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 from .inbox import DEFAULT_BACKOFF, InboxEntry
 
@@ -75,7 +70,7 @@ for i, m in ipairs(msgs) do
     redis.call('XACK', KEYS[1], group, id)  -- a leftover message of a finished entry
     redis.call('XDEL', KEYS[1], id)
   elseif tonumber(e[2]) >= tonumber(ARGV[6]) then
-    local why = 'delivered ' .. e[2] .. ' times without an outcome (workers died)'
+    local why = 'leased ' .. e[2] .. ' times without an outcome (workers died)'
     local dead_id = redis.call('XADD', KEYS[4], '*', 'k', k, 'error', why)
     redis.call('HSET', ek, 'state', 'dead', 'token', '', 'last_error', why, 'dead_id', dead_id)
     redis.call('HINCRBY', KEYS[3], e[1], -1)
@@ -141,6 +136,21 @@ if e[2] then redis.call('XDEL', KEYS[4], e[2]) end
 redis.call('HINCRBY', KEYS[3], 'dead', -1)
 redis.call('HINCRBY', KEYS[3], 'pending', 1)
 return 1
+"""
+
+# KEYS: counts, dead. ARGV: entry key prefix. Deletes every dead entry and the dead-letter stream.
+_PURGE = """
+local n = 0
+for _, m in ipairs(redis.call('XRANGE', KEYS[2], '-', '+')) do
+  local ek = ARGV[1] .. m[2][2]
+  if redis.call('HGET', ek, 'state') == 'dead' then
+    redis.call('DEL', ek)
+    n = n + 1
+  end
+end
+redis.call('DEL', KEYS[2])
+if n > 0 then redis.call('HINCRBY', KEYS[1], 'dead', 0 - n) end
+return n
 """
 
 # KEYS: counts, done, retry, stream. ARGV: now, group, lease seconds.
@@ -213,54 +223,23 @@ class RedisInbox:
         clock: Optional[Callable[[], float]] = None,
         socket_timeout: float = 10.0,
     ) -> None:
-        try:
-            import redis
-            import redis.asyncio
-        except ImportError:
-            raise missing_extra("RedisInbox", "redis") from None
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         if not prefix or not group:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
-        self.retention, self.lease = _check_durations(retention, lease)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        _checks.seconds("socket_timeout", socket_timeout)
         self.prefix, self.group = prefix, group
         self._clock = clock
-        self._errors = (redis.RedisError,)
-        self.url: Optional[str] = None
         # Bounded: a dead server or a partition ends a call within socket_timeout.
-        self._timeouts: dict[str, Any] = {"socket_timeout": socket_timeout, "socket_connect_timeout": socket_timeout}
-        self._client: Any = None
-        self._aclient: Any = None
-        if isinstance(client_or_url, str):
-            if not client_or_url.startswith(("redis://", "rediss://", "unix://")):
-                raise ParameterError("RedisInbox needs a redis:// URL or a redis client", parameter="client_or_url")
-            self.url = client_or_url
-            # Bounded: a dead server or a partition ends a call within socket_timeout.
-            self._client = redis.Redis.from_url(client_or_url, **self._timeouts)
-        elif isinstance(client_or_url, redis.asyncio.Redis):
-            self._aclient = client_or_url
-        elif isinstance(client_or_url, redis.Redis):
-            self._client = client_or_url
-        else:
-            raise ParameterError(
-                f"RedisInbox needs a redis:// URL or a redis client, not {type(client_or_url).__name__}",
-                parameter="client_or_url",
-            )
-        self._scripts: dict[int, dict[str, Any]] = {}
+        self._redis = Redis("RedisInbox", client_or_url, socket_timeout=socket_timeout)
+        self._errors = self._redis.driver_errors
+        self.url: Optional[str] = self._redis.url
         self._lock = threading.Lock()
         self._group_ready = False
         self._consumer: tuple[int, str] = (0, "")
 
     def __repr__(self) -> str:
-        if self.url is not None:
-            where = describe_url(self.url)
-        else:
-            client = self._client if self._client is not None else self._aclient
-            try:
-                kwargs = client.connection_pool.connection_kwargs
-                where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
-            except AttributeError:
-                where = "<client>"
-        return f"RedisInbox({where!r}, prefix={self.prefix!r}, max_attempts={self.max_attempts})"
+        return f"RedisInbox({self._redis.where()!r}, prefix={self.prefix!r}, max_attempts={self.max_attempts})"
 
     # -- names ---------------------------------------------------------------------------
 
@@ -308,6 +287,9 @@ class RedisInbox:
         return _REQUEUE, [self._entry_key(key), self._k("stream"), self._k("counts"), self._k("dead")], [
             self._now(), key]
 
+    def _purge_call(self) -> tuple[str, list[str], list[Any]]:
+        return _PURGE, [self._k("counts"), self._k("dead")], [self.prefix + "e:"]
+
     def _status_call(self) -> tuple[str, list[str], list[Any]]:
         return _STATUS, [self._k("counts"), self._k("done"), self._k("retry"), self._k("stream")], [
             self._now(), self.group, repr(self.lease)]
@@ -327,14 +309,10 @@ class RedisInbox:
         return float(due) if due else None
 
     def _script(self, client: Any, source: str) -> Any:
-        scripts = self._scripts.setdefault(id(client), {})
-        script = scripts.get(source)
-        if script is None:
-            script = scripts[source] = client.register_script(source)
-        return script
+        return self._redis.script(client, source)
 
     def _errors_here(self) -> Any:
-        return translated_errors("RedisInbox", "redis", self._errors, self.url)
+        return self._redis.errors()
 
     def _missing_group(self, exc: BaseException) -> bool:
         return "NOGROUP" in str(exc)
@@ -342,9 +320,7 @@ class RedisInbox:
     # -- sync ----------------------------------------------------------------------------
 
     def _sync(self) -> Any:
-        if self._client is None:
-            raise ParameterError("RedisInbox was given an async client: use its a* methods", parameter="client_or_url")
-        return self._client
+        return self._redis.client()
 
     def _ensure_group(self, client: Any) -> None:
         if self._group_ready:
@@ -416,28 +392,30 @@ class RedisInbox:
         """Give a dead entry a fresh set of attempts, due now."""
         return bool(self._call(self._requeue_call(key)))
 
+    def purge_dead(self) -> int:
+        """Delete every dead entry and the dead-letter stream; returns how many entries."""
+        return int(self._call(self._purge_call()))
+
     def close(self) -> None:
         """Leave the group if nothing is held (workers come and go), and close a client made from a URL."""
-        if self._client is None:
+        if not self._redis.has_sync:
             return
         with self._errors_here():
-            if self._group_ready and not self._client.xpending_range(
+            client = self._redis.client()
+            if self._group_ready and not client.xpending_range(
                 self._k("stream"), self.group, min="-", max="+", count=1, consumername=self.consumer
             ):
-                self._client.xgroup_delconsumer(self._k("stream"), self.group, self.consumer)
-            if self.url is not None:
-                self._client.close()
+                client.xgroup_delconsumer(self._k("stream"), self.group, self.consumer)
+        self._redis.close()
 
     # -- async ---------------------------------------------------------------------------
 
     def _async(self) -> Any:
-        if self._aclient is None:
-            if self.url is None:
-                raise ParameterError("RedisInbox was given a sync client: use its sync methods", parameter="client_or_url")
-            import redis.asyncio
-
-            self._aclient = redis.asyncio.Redis.from_url(self.url, **self._timeouts)
-        return self._aclient
+        client = self._redis.aclient()
+        if client is None:
+            raise ParameterError("RedisInbox was given a sync client it cannot mirror: use its sync methods",
+                                 parameter="client_or_url")
+        return client
 
     async def _acall(self, call: tuple[str, list[str], list[Any]]) -> Any:
         source, keys, args = call
@@ -488,8 +466,10 @@ class RedisInbox:
         """``requeue`` on an async client."""
         return bool(await self._acall(self._requeue_call(key)))
 
+    async def apurge_dead(self) -> int:
+        """``purge_dead`` on an async client."""
+        return int(await self._acall(self._purge_call()))
+
     async def aclose(self) -> None:
-        """Close the async client made from a URL (a client you passed stays open)."""
-        if self._aclient is not None and self.url is not None:
-            await self._aclient.aclose() if hasattr(self._aclient, "aclose") else await self._aclient.close()
-            self._aclient = None
+        """Close the clients made here (a client you passed stays open)."""
+        await self._redis.aclose()

@@ -1,35 +1,17 @@
-"""What the fleet stores share: their typed error, and where-is-it descriptions free of passwords.
+"""The checks of what the webhook stores are given, and ``StoreError`` where it was always imported.
 
-A driver's exception never leaves a store: it becomes a ``StoreError`` whose message
-names the engine and the failure but never the password of a connection URL.
+The plumbing (connections, error translation, schema) is the store layer's, ``sports_posts._stores``.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
-from typing import Any, Optional
-from urllib.parse import urlsplit
+from collections.abc import Sequence
 
+from .. import _checks
 from .._errors import ParameterError
-from .._stores import scrub
-from .errors import StoreUnavailableError
+from .._stores.errors import StoreError
 
-__all__ = ["StoreError", "check_body", "check_key", "check_retries", "describe_url", "missing_extra", "translated_errors"]
-
-
-class StoreError(StoreUnavailableError):
-    """A shared store (PostgreSQL, Redis) failed or is unreachable; the operation did not happen.
-
-    ``.engine`` is ``"postgres"`` or ``"redis"``; ``.code`` the engine's error code when it
-    gave one (a PostgreSQL SQLSTATE such as ``40P01``). The receiver answers 503 on it, so
-    the service retries the delivery.
-    """
-
-    def __init__(self, message: str, *, engine: str, code: Optional[str] = None) -> None:
-        super().__init__(message)
-        self.engine = engine
-        self.code = code
+__all__ = ["StoreError", "check_body", "check_key", "check_retries"]
 
 
 def check_key(key: object) -> str:
@@ -52,41 +34,11 @@ def check_body(body: object) -> bytes:
 
 def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int, tuple[float, ...]]:
     """An inbox's retry policy: a positive attempt count and non-negative waits in seconds."""
-    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-        raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-    if not backoff or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b < 0 for b in backoff):
-        raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
-    return max_attempts, tuple(float(b) for b in backoff)  # type: ignore[arg-type]
+    attempts = _checks.positive_int("max_attempts", max_attempts, maximum=MAX_ATTEMPTS_LIMIT)
+    if isinstance(backoff, (str, bytes)) or not isinstance(backoff, Sequence) or not backoff:
+        raise ParameterError("backoff must be a non-empty sequence of seconds", parameter="backoff")
+    return attempts, tuple(_checks.seconds("backoff", b, allow_zero=True) for b in backoff)
 
 
-def describe_url(url: str) -> str:
-    """``host:port/db`` of a connection URL: never its user's password."""
-    try:
-        parts = urlsplit(url)
-        host, port = parts.hostname or "localhost", parts.port
-    except ValueError:
-        return "<unparsable url>"
-    where = f"{host}:{port}" if port else host
-    path = parts.path.strip("/")
-    return f"{where}/{path}" if path else where
-
-
-def missing_extra(owner: str, extra: str) -> StoreError:
-    """The error for a class used without its extra installed."""
-    return StoreError(
-        f"{owner} needs the {extra} extra: pip install 'sports-posts[{extra}]'", engine=extra
-    )
-
-
-@contextlib.contextmanager
-def translated_errors(
-    owner: str, engine: str, driver_errors: tuple[type[BaseException], ...], url: Optional[str]
-) -> Iterator[None]:
-    """Turn the driver's own errors into ``StoreError``, password scrubbed, cause dropped
-    (a driver's exception may hold the connection string)."""
-    try:
-        yield
-    except driver_errors as exc:
-        code: Any = getattr(exc, "sqlstate", None)
-        message = scrub(f"{owner}: {type(exc).__name__}: {exc}".strip(), url)
-        raise StoreError(message, engine=engine, code=code) from None
+MAX_ATTEMPTS_LIMIT = 1000
+"""The most attempts an inbox makes of one event (its backoff's last wait repeats)."""

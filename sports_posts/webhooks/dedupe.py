@@ -11,7 +11,6 @@ cannot complete or release a claim that another worker now holds.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import os
@@ -19,14 +18,15 @@ import sqlite3
 import threading
 import time
 import uuid
-import weakref
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
+from .. import _checks
 from .._errors import ParameterError
-from ._sqlite import thread_connection
-from .errors import StoreDataLostError, StoreUnavailableError
+from .._stores.redis import Redis
+from .._stores.sqlite import thread_connection, typed_errors
+from .errors import StoreDataLostError
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -103,11 +103,13 @@ class _Tokens:
         return f"{self._prefix}{next(self._counter):x}"
 
 
-def _check_durations(ttl: float, lease: float) -> tuple[float, float]:
-    for name, value in (("ttl", ttl), ("lease", lease)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ParameterError(f"{name} must be a positive number of seconds", parameter=name)
-    return float(ttl), float(lease)
+MAX_TTL = 366 * 86400.0
+"""The longest ``ttl``/``retention``: a year; a lease is at most a day (``_checks.ONE_DAY``)."""
+
+
+def _check_durations(ttl: float, lease: float, *, ttl_name: str = "ttl") -> tuple[float, float]:
+    """A store's memory and lease in seconds: finite, above 0, bounded (nan, inf refused)."""
+    return _checks.seconds(ttl_name, ttl, maximum=MAX_TTL), _checks.seconds("lease", lease)
 
 
 class MemoryDedupeStore:
@@ -184,6 +186,7 @@ class SQLiteDedupeStore:
     is opened per thread and per process (a forked child opens its own).
     """
 
+    @typed_errors
     def __init__(
         self,
         path: Union[str, PathLike[str]],
@@ -194,6 +197,7 @@ class SQLiteDedupeStore:
         busy_timeout: float = 30.0,
     ) -> None:
         self.ttl, self.lease = _check_durations(ttl, lease)
+        _checks.seconds("busy_timeout", busy_timeout)
         self.path = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError(
@@ -219,6 +223,7 @@ class SQLiteDedupeStore:
     def _connect(self) -> sqlite3.Connection:
         return thread_connection(self._local, self.path, self._busy_timeout, "NORMAL")
 
+    @typed_errors
     def claim(self, key: str) -> bool:
         now = self._clock()
         token = self._new_token()
@@ -237,6 +242,7 @@ class SQLiteDedupeStore:
             self._maybe_sweep(conn, now)
         return claimed
 
+    @typed_errors
     def complete(self, key: str) -> None:
         token = self._pop_token(key)
         expires = self._clock() + self.ttl
@@ -260,6 +266,7 @@ class SQLiteDedupeStore:
                 (key, expires),
             )
 
+    @typed_errors
     def release(self, key: str) -> None:
         token = self._pop_token(key)
         conn = self._connect()
@@ -268,6 +275,7 @@ class SQLiteDedupeStore:
         else:
             conn.execute("DELETE FROM webhook_claims WHERE key = ? AND token = ?", (key, token))
 
+    @typed_errors
     def is_complete(self, key: str) -> bool:
         row = self._connect().execute(
             "SELECT 1 FROM webhook_claims WHERE key = ? AND token = '' AND expires_at > ?",
@@ -336,13 +344,15 @@ class RedisDedupeStore:
     Expiry is Redis's own, so lease and ttl need no clock here. ``client_or_url`` is a
     ``redis.Redis`` client or a ``redis://`` URL. ``aclaim`` and its siblings use
     ``redis.asyncio`` (``async_client``, or one made from the URL or the client's settings),
-    so ``WebhookReceiver.handle_async`` makes no thread hop.
+    so ``WebhookReceiver.handle_async`` makes no thread hop. A client made here from a URL
+    has ``socket_timeout`` (seconds) as its socket and connect timeouts.
 
     A marker key (``<prefix>__marker__``, no expiry) is written on first use; each operation
     checks it in the same script. When it is gone or replaced, Redis lost its data (restarted
     without persistence, flushed, evicted) and completed stories would be processed again:
     operations raise ``StoreDataLostError`` instead, until ``acknowledge_data_loss``.
-    Every Redis failure is a ``StoreUnavailableError``, never a raw ``redis`` exception.
+    Every Redis failure is a ``StoreError`` (a ``StoreUnavailableError``), never a raw
+    ``redis`` exception.
     """
 
     def __init__(
@@ -353,19 +363,11 @@ class RedisDedupeStore:
         ttl: float = DEFAULT_TTL,
         lease: float = DEFAULT_LEASE,
         async_client: Any = None,
+        socket_timeout: float = 10.0,
     ) -> None:
         self.ttl, self.lease = _check_durations(ttl, lease)
-        redis = _import_redis()
-        self._redis_errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
-        self._url: Optional[str] = None
-        if isinstance(client_or_url, str):
-            self._url = client_or_url
-            try:
-                self._client: Any = redis.Redis.from_url(client_or_url)
-            except ValueError:  # the message would quote the URL, password included
-                raise ParameterError("not a redis:// URL", parameter="client_or_url") from None
-        else:
-            self._client = client_or_url
+        self._redis = Redis("RedisDedupeStore", client_or_url, socket_timeout=socket_timeout,
+                            async_client=async_client)
         self.prefix = prefix
         self._marker = prefix + "__marker__"
         self._candidate = uuid.uuid4().hex  # the marker value this store writes when it is absent
@@ -373,20 +375,9 @@ class RedisDedupeStore:
         self._tokens: dict[str, str] = {}
         self._new_token = _Tokens()
         self._tokens_lock = threading.Lock()
-        self._scripts = {name: self._client.register_script(src) for name, src in _SCRIPTS.items()}
-        self._async_client = async_client
-        self._async_by_loop: weakref.WeakKeyDictionary[Any, tuple[Any, dict[str, Any]]] = (
-            weakref.WeakKeyDictionary()
-        )
 
     def __repr__(self) -> str:
-        # Only host, port and db: a URL may carry a password.
-        kwargs: dict[str, Any] = {}
-        try:
-            kwargs = dict(self._client.connection_pool.connection_kwargs)
-        except AttributeError:
-            pass
-        where = f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
+        where = self._redis.where()  # only host, port and db: a URL may carry a password
         return f"RedisDedupeStore({where!r}, prefix={self.prefix!r}, ttl={self.ttl:g}, lease={self.lease:g})"
 
     def _key(self, key: str) -> str:
@@ -426,52 +417,13 @@ class RedisDedupeStore:
             logger.warning("completed %s after its lease lapsed; another worker may process it too", key)
         return bool(code)
 
-    def _failed(self, op: str, exc: BaseException) -> StoreUnavailableError:
-        return StoreUnavailableError(f"Redis failed on {op}: {type(exc).__name__}: {exc}")
-
     def _call(self, op: str, key: str) -> bool:
         keys, args = self._args(op, key)
-        try:
-            answer = self._scripts[op](keys=keys, args=args)
-        except self._redis_errors as exc:
-            raise self._failed(op, exc) from exc
-        return self._read(op, key, args, answer)
+        return self._read(op, key, args, self._redis.execute(_SCRIPTS[op], keys, args))
 
     async def _acall(self, op: str, key: str) -> bool:
-        scripts = self._async_scripts()
-        if scripts is None:  # no redis.asyncio client could be made: the sync one, off the loop
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, self._call, op, key)
         keys, args = self._args(op, key)
-        try:
-            answer = await scripts[op](keys=keys, args=args)
-        except self._redis_errors as exc:
-            raise self._failed(op, exc) from exc
-        return self._read(op, key, args, answer)
-
-    def _async_scripts(self) -> Optional[dict[str, Any]]:
-        """The scripts on a ``redis.asyncio`` client of the running loop (a client is bound to
-        the loop that opened its connections)."""
-        loop = asyncio.get_running_loop()
-        entry = self._async_by_loop.get(loop)
-        if entry is None:
-            client = self._async_client if self._async_client is not None else self._make_async_client()
-            if client is None:
-                return None
-            entry = (client, {name: client.register_script(src) for name, src in _SCRIPTS.items()})
-            self._async_by_loop[loop] = entry
-        return entry[1]
-
-    def _make_async_client(self) -> Any:
-        from redis import asyncio as aioredis
-
-        if self._url is not None:
-            return aioredis.Redis.from_url(self._url)
-        try:
-            kwargs = dict(self._client.connection_pool.connection_kwargs)
-            return aioredis.Redis(**kwargs)
-        except Exception:  # a client we cannot mirror (a unix socket, a cluster): offload instead
-            return None
+        return self._read(op, key, args, await self._redis.aexecute(_SCRIPTS[op], keys, args))
 
     # -- the store protocol --------------------------------------------------------------
 
@@ -508,13 +460,13 @@ class RedisDedupeStore:
         what ``claim`` would have answered for that key. For batch consumers such as an
         inbox drain; not atomic across keys, which ``claim`` never was either."""
         calls = [(key, *self._args("claim", key)) for key in keys]
-        try:
-            pipe = self._client.pipeline(transaction=False)
+        with self._redis.errors():
+            client = self._redis.client()
+            script = self._redis.script(client, _CLAIM)
+            pipe = client.pipeline(transaction=False)
             for _, call_keys, args in calls:
-                self._scripts["claim"](keys=call_keys, args=args, client=pipe)
+                script(keys=call_keys, args=args, client=pipe)
             answers = pipe.execute()
-        except self._redis_errors as exc:
-            raise self._failed("claim_many", exc) from exc
         return [self._read("claim", key, args, answer) for (key, _, args), answer in zip(calls, answers)]
 
     def acknowledge_data_loss(self) -> None:
@@ -525,28 +477,9 @@ class RedisDedupeStore:
         self._epoch = ""
 
     def close(self) -> None:
-        """Close the client's connections."""
-        try:
-            self._client.close()
-        except self._redis_errors as exc:
-            raise self._failed("close", exc) from exc
+        """Close the client made from a URL (a client passed in stays open)."""
+        self._redis.close()
 
     async def aclose(self) -> None:
-        """Close the ``redis.asyncio`` client of the running loop (made by this store)."""
-        entry = self._async_by_loop.pop(asyncio.get_running_loop(), None)
-        if entry is not None and entry[0] is not self._async_client:
-            try:
-                await entry[0].aclose()
-            except self._redis_errors as exc:
-                raise self._failed("close", exc) from exc
-
-
-def _import_redis() -> Any:
-    try:
-        import redis
-    except ImportError:  # pragma: no cover - the extra is installed in CI
-        raise ParameterError(
-            "RedisDedupeStore needs the redis extra: pip install 'sports-posts[redis]'",
-            parameter="client_or_url",
-        ) from None
-    return redis
+        """Close the ``redis.asyncio`` client of the running loop made by this store."""
+        await self._redis.aclose()

@@ -7,13 +7,10 @@ store of this package.
 
 from __future__ import annotations
 
-from .._errors import SignatureVerificationError, SportsPostsError
+from .._errors import SignatureVerificationError
+from .._stores.errors import StoreUnavailableError
 
 __all__ = ["ReplayedWebhookError", "StoreDataLostError", "StoreUnavailableError"]
-
-
-class StoreUnavailableError(SportsPostsError):
-    """A dedupe store or inbox could not be reached or failed; nothing was decided."""
 
 
 class StoreDataLostError(StoreUnavailableError):

@@ -8,6 +8,7 @@ inspectable (``SQLiteInbox.dead``) and replayable (``SQLiteInbox.requeue``).
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -17,22 +18,38 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from .. import _checks
 from .._errors import ParameterError
-from ._sqlite import thread_connection
-from .dedupe import DEFAULT_LEASE, DEFAULT_TTL
+from .._stores.sqlite import thread_connection, typed_errors
+from ._store import check_retries
+from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 
 if TYPE_CHECKING:
     from os import PathLike
 
 __all__ = ["DEFAULT_BACKOFF", "InboxEntry", "SQLiteInbox"]
 
+logger = logging.getLogger("sports_posts.webhooks")
+
 DEFAULT_BACKOFF: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 1800.0)
 """Seconds before attempt 2, 3, ...; the last value repeats until ``max_attempts``."""
 
 
+DIED = "leased {n} times without an outcome (workers died)"
+"""A dead entry's ``last_error`` when its workers died rather than failed (every engine)."""
+
+
 @dataclass(frozen=True)
 class InboxEntry:
-    """One stored event: the verified raw body, so nothing is lost to a model change."""
+    """One stored event: the verified raw body, so nothing is lost to a model change.
+
+    ``attempts`` counts handler runs that *ended* (``mark_done`` or ``mark_failed``); a run
+    whose worker died ends nothing, so an entry can go ``dead`` showing fewer attempts than
+    ``max_attempts``: every engine also counts the times an entry was leased, and one leased
+    ``max_attempts`` times without an outcome is dead with ``last_error`` set to
+    ``"leased N times without an outcome (workers died)"``. Otherwise a dead entry's
+    ``last_error`` is the error its last failed run reported.
+    """
 
     key: str
     body: bytes
@@ -48,9 +65,11 @@ class SQLiteInbox:
 
     Rows are keyed by the dedupe key, so the same story is stored once. Several processes
     may share one file: a worker takes a row with a lease, and a row whose worker died is
-    taken again once its lease passes.
+    taken again once its lease passes; a row leased ``max_attempts`` times without an
+    outcome (a handler that kills its process, say) goes ``dead`` instead of looping.
     """
 
+    @typed_errors
     def __init__(
         self,
         path: Union[str, PathLike[str]],
@@ -65,14 +84,9 @@ class SQLiteInbox:
         self.path = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError("an inbox must be a file to survive a crash", parameter="path")
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ParameterError("max_attempts must be a positive integer", parameter="max_attempts")
-        if not backoff or any(not isinstance(b, (int, float)) or b < 0 for b in backoff):
-            raise ParameterError("backoff must be non-negative seconds", parameter="backoff")
-        self.max_attempts = max_attempts
-        self.backoff = tuple(float(b) for b in backoff)
-        self.lease = float(lease)
-        self.retention = float(retention)
+        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        _checks.seconds("busy_timeout", busy_timeout)
         self._clock = clock
         self._busy_timeout = busy_timeout
         self._local = threading.local()
@@ -85,6 +99,13 @@ class SQLiteInbox:
             " received_at REAL NOT NULL, last_error TEXT)"
         )
         conn.execute("CREATE INDEX IF NOT EXISTS webhook_inbox_due ON webhook_inbox (state, due_at)")
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(webhook_inbox)")}
+        if "deliveries" not in columns:  # a file made by an older version: leases were not counted
+            try:
+                conn.execute("ALTER TABLE webhook_inbox ADD COLUMN deliveries INTEGER NOT NULL DEFAULT 0")
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc).lower():
+                    raise
 
     def __repr__(self) -> str:
         return f"SQLiteInbox({self.path!r}, max_attempts={self.max_attempts})"
@@ -93,6 +114,7 @@ class SQLiteInbox:
         # FULL: the 2xx promises the row is on disk.
         return thread_connection(self._local, self.path, self._busy_timeout, "FULL")
 
+    @typed_errors
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """Commit an event; false when ``key`` is already stored (a retry of a stored story)."""
         now = self._clock()
@@ -104,6 +126,7 @@ class SQLiteInbox:
         )
         return cursor.rowcount == 1
 
+    @typed_errors
     def take_due(self, limit: int = 16) -> list[InboxEntry]:
         """Lease up to ``limit`` rows that are due, including rows of a worker that died."""
         now = self._clock()
@@ -118,16 +141,27 @@ class SQLiteInbox:
                 (now, limit),
             ).fetchall()
             keys = [row[0] for row in rows]
+            # A row leased max_attempts times without an outcome is a crash loop: dead.
             conn.executemany(
-                "UPDATE webhook_inbox SET state = 'processing', token = ?, due_at = ? WHERE key = ?",
-                [(token, now + self.lease, key) for key in keys],
+                "UPDATE webhook_inbox SET"
+                " state = CASE WHEN deliveries >= ? THEN 'dead' ELSE 'processing' END,"
+                " last_error = CASE WHEN deliveries >= ?"
+                "   THEN 'leased ' || deliveries || ' times without an outcome (workers died)'"
+                "   ELSE last_error END,"
+                " deliveries = deliveries + 1, token = ?, due_at = ? WHERE key = ?",
+                [(self.max_attempts, self.max_attempts, token, now + self.lease, key) for key in keys],
             )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        return [entry for entry in (self.get(key) for key in keys) if entry is not None]
+        entries = [entry for entry in (self.get(key) for key in keys) if entry is not None]
+        for entry in entries:
+            if entry.state == "dead":
+                logger.error("inbox entry %s is dead: %s", entry.key, entry.last_error)
+        return [entry for entry in entries if entry.state == "processing"]
 
+    @typed_errors
     def get(self, key: str) -> Optional[InboxEntry]:
         """The stored row of ``key``, whatever its state."""
         row = self._connect().execute(
@@ -137,6 +171,7 @@ class SQLiteInbox:
         ).fetchone()
         return None if row is None else InboxEntry(row[0], bytes(row[1]), *row[2:])
 
+    @typed_errors
     def mark_done(self, entry: InboxEntry) -> None:
         """The handler succeeded: keep the row as ``done`` until ``retention`` passes."""
         conn = self._connect()
@@ -149,6 +184,7 @@ class SQLiteInbox:
             "DELETE FROM webhook_inbox WHERE state = 'done' AND due_at <= ?", (self._clock(),)
         )
 
+    @typed_errors
     def mark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
         """The handler raised: schedule a retry, or ``dead`` after ``max_attempts``; returns the state."""
         attempts = entry.attempts + 1
@@ -162,6 +198,7 @@ class SQLiteInbox:
         )
         return state
 
+    @typed_errors
     def next_due(self) -> Optional[float]:
         """When the earliest pending or leased row falls due (clock time), or ``None``."""
         row = self._connect().execute(
@@ -169,6 +206,7 @@ class SQLiteInbox:
         ).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
+    @typed_errors
     def counts(self) -> dict[str, int]:
         """Rows per state: ``pending``, ``processing``, ``done``, ``dead``."""
         counts = dict.fromkeys(("pending", "processing", "done", "dead"), 0)
@@ -178,6 +216,7 @@ class SQLiteInbox:
             counts[state] = count
         return counts
 
+    @typed_errors
     def dead(self) -> list[InboxEntry]:
         """Events that failed ``max_attempts`` times: nothing is dropped silently."""
         keys = [row[0] for row in self._connect().execute(
@@ -185,14 +224,20 @@ class SQLiteInbox:
         )]
         return [entry for entry in (self.get(key) for key in keys) if entry is not None]
 
+    @typed_errors
     def requeue(self, key: str) -> bool:
         """Give a dead event a fresh set of attempts, due now."""
         cursor = self._connect().execute(
-            "UPDATE webhook_inbox SET state = 'pending', attempts = 0, due_at = ?"
+            "UPDATE webhook_inbox SET state = 'pending', attempts = 0, deliveries = 0, due_at = ?"
             " WHERE key = ? AND state = 'dead'",
             (self._clock(), key),
         )
         return cursor.rowcount == 1
+
+    @typed_errors
+    def purge_dead(self) -> int:
+        """Delete every dead event (after inspecting them); returns how many were deleted."""
+        return int(self._connect().execute("DELETE FROM webhook_inbox WHERE state = 'dead'").rowcount)
 
     def close(self) -> None:
         """Close this thread's connection."""

@@ -38,6 +38,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from typing import Any, Callable, Optional, Union
 
+from .. import _checks
 from .._errors import ParameterError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
 from . import _decision as decision
@@ -66,6 +67,8 @@ Handler = Callable[[WebhookEvent], Union[None, Awaitable[None]]]
 
 DEFAULT_HANDLER_TIMEOUT = 8.0
 """Seconds an answer may take without an inbox, handler included: under the service's 10."""
+MAX_WORKERS_LIMIT = 1024
+"""The most handler threads a receiver starts: more is a typo, not a pool size."""
 
 def _seconds(name: str, value: object, *, below: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < below:
@@ -128,9 +131,9 @@ class WebhookReceiver:
         self._async_store = self.store if isinstance(self.store, AsyncDedupeStore) else None
         self.inbox = inbox
         self.filter = filter
-        self._max_workers = max_workers
-        self._poll_interval = poll_interval
-        self._start_worker = start_worker
+        self._max_workers = _checks.positive_int("max_workers", max_workers, maximum=MAX_WORKERS_LIMIT)
+        self._poll_interval = _checks.seconds("poll_interval", poll_interval)  # None or -1 killed or spun the worker
+        self._start_worker = _checks.flag("start_worker", start_worker)
         self._in_flight_wait = _seconds("in_flight_wait", in_flight_wait, below=10)
         self._handler_timeout = _seconds("handler_timeout", handler_timeout, below=10)
         if self._handler_timeout == 0:

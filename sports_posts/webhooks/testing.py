@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,17 +26,24 @@ class SignedRequest:
     headers: dict[str, str]
 
 
+def _fresh_post_id() -> str:
+    """A random 19-digit id, as the service's post ids look; unique across runs and processes."""
+    return str(10**18 + secrets.randbelow(9 * 10**18))
+
+
 def sample_payload(
     event: str = "breaking_news", *, sent_at: Optional[Union[datetime, str]] = None, **data: Any
 ) -> dict[str, Any]:
     """A spec 6.3 payload of kind ``event``; keyword arguments override fields of ``data``.
 
     ``sent_at`` defaults to now, so that a receiver's replay window accepts the payload; pass
-    an old time to test that it is refused.
+    an old time to test that it is refused. ``data.id`` is fresh on every call (pass ``id=``
+    to repeat one): a receiver with a persistent dedupe store would drop a reused id as a
+    retry already handled, so a second run of the same test would see nothing.
     """
     if event not in ("breaking_news", "breaking_news.update"):
         raise ParameterError("event must be breaking_news or breaking_news.update", parameter="event")
-    post_id = data.pop("id", "1790000000000000001")
+    post_id = data.pop("id") if "id" in data else _fresh_post_id()
     body: dict[str, Any] = {
         "id": post_id,
         "post_url": f"https://x.com/insider/status/{post_id}",

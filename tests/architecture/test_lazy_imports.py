@@ -37,7 +37,7 @@ from sports_posts import AsyncSportsPosts, SportsPosts
 deferred = ("pydantic.main", "tenacity", "asyncio", "anyio", "httpcore", "sports_posts.models",
             "sports_posts.polling", "sports_posts.resources", "sports_posts._params", "sports_posts._budget")
 print(",".join(m for m in deferred if m in sys.modules))
-client = SportsPosts(api_key="sp_live_x", base_url="http://127.0.0.1:9/v1")
+client = SportsPosts(api_key="sp_sandbox_x", base_url="http://127.0.0.1:9/v1")
 print("resources" if "sports_posts.resources" in sys.modules else "")
 client.posts
 print(",".join(m for m in ("sports_posts.resources.posts", "sports_posts.models.post") if m in sys.modules))

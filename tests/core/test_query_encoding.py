@@ -31,7 +31,7 @@ def _client(stack: str) -> Any:
 
 
 def _config(stack: str) -> ClientConfig:
-    return SportsPosts(api_key="sp_live_k", base_url=BASE, http_client=_client(stack))._config
+    return SportsPosts(api_key="sp_sandbox_k", base_url=BASE, http_client=_client(stack))._config
 
 
 def _call(params: dict[str, str]) -> APICall[Any]:

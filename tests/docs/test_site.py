@@ -7,6 +7,7 @@ unresolved cross-reference may reach the reader; every internal link must land.
 
 from __future__ import annotations
 
+import html
 import importlib
 import re
 import typing
@@ -118,9 +119,10 @@ def test_signatures_carry_their_types(site: Site) -> None:
     text = site["reference/clients/"].article.text
     assert "list(**params: Unpack[PostsListOptions]) -> SyncPage[Post]" in text
     assert "max_retries: int = 2" in text
-    models = site["reference/models/"].article.text
-    assert "created_at: UTCDateTime" in models or "created_at: datetime" in models
-    assert "text: Optional[str]" in models
+    # model fields carry theirs in the models' field tables
+    fields = {row[0]: row for row in site["reference/models/"].article.rows}
+    assert fields["created_at"][1] in ("UTCDateTime", "datetime")
+    assert fields["text"][1] == "Optional[str]"
 
 
 def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
@@ -129,12 +131,42 @@ def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
 
     import sports_posts
 
+    markup = site["reference/models/"].markup
     for name in sports_posts.__all__:
         model = getattr(sports_posts, name)
         if isinstance(model, type) and issubclass(model, BaseModel):
             for field in model.model_fields:
-                # mkdocstrings renders an attribute only when it has a docstring.
-                assert f"sports_posts.{name}.{field}" in ids, f"{name}.{field} has no docs"
+                assert f"sports_posts.{name}.{field}" in ids, f"{name}.{field} is not in the reference"
+                # its row of the model's field table: name, type, meaning
+                row = re.search(rf'<tr>\s*<td><a [^>]*id="sports_posts\.{name}\.{field}"></a><code>{field}</code></td>'
+                                r"\s*<td><code>[^<]+</code></td>\s*<td>(.*?)</td>\s*</tr>", markup, re.S)
+                assert row and row.group(1).strip(), f"{name}.{field} has no row with a line of meaning"
+
+
+def test_models_show_their_fields_in_one_table(site: Site) -> None:
+    # One section per field made a 17-field model a page of headings.
+    page = site["reference/models/"]
+    assert not re.search(r'<h\d[^>]*id="sports_posts\.Post\.\w+"', page.markup), "a field has its own heading"
+    headers = [row for row in page.article.rows if row[:3] == ["field", "type", "meaning"]]
+    assert len(headers) >= 15  # a table per model
+    rows = {row[0]: row for row in page.article.rows}
+    assert rows["created_at"][1] == "UTCDateTime" and "UTC" in rows["created_at"][2]
+    events = site["reference/webhooks/"]
+    assert not re.search(r'<h\d[^>]*id="sports_posts\.webhooks\.BreakingNewsData\.\w+"', events.markup)
+    assert 'id="sports_posts.webhooks.BreakingNewsEvent.dedupe_key"' in events.markup  # methods and properties stay
+
+
+def test_the_pollers_options_are_documented_one_by_one(site: Site) -> None:
+    from sports_posts.polling._base import PollerOptions
+
+    page = site["reference/polling/"]
+    assert "poller-options" in page.article.ids
+    rows = {row[0]: row for row in page.article.rows if len(row) == 4}
+    for key in PollerOptions.__annotations__:
+        assert key in rows, f"Poller option {key!r} is not in the table"
+        _, type_text, default, meaning = rows[key]
+        assert type_text and default and meaning, rows[key]
+    assert rows["interval"][2] == "60.0" and "caught up" in rows["interval"][3]
 
 
 def test_no_raw_sphinx_role_or_unresolved_reference(site: Site) -> None:
@@ -199,3 +231,80 @@ def test_every_example_is_linked(site: Site) -> None:
     links = site["examples/"].article.links
     for example in sorted((ROOT / "examples").glob("*.py")):
         assert any(link.endswith(f"/examples/{example.name}") for link in links), example.name
+
+
+def _css_rules(css: str) -> list[tuple[str, str, str]]:
+    """(media query or "", selector, declarations) of each rule of a flat stylesheet."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    rules = []
+    for media, body in re.findall(r"@media([^{]*)\{((?:[^{}]*\{[^}]*\})*)\s*\}", css):
+        rules += [(media.strip(), s.strip(), d) for s, d in re.findall(r"([^{}]+)\{([^}]*)\}", body)]
+    top = re.sub(r"@media[^{]*\{(?:[^{}]*\{[^}]*\})*\s*\}", "", css)
+    return rules + [("", s.strip(), d) for s, d in re.findall(r"([^{}]+)\{([^}]*)\}", top)]
+
+
+def _extra_css(site: Site, page: Page) -> str:
+    links = re.findall(r'<link rel="stylesheet" href="([^"]*extra\.css)"', page.markup)
+    assert links, f"{page.url} does not load the site's extra stylesheet"
+    return (site.root / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+
+
+def test_charts_sit_on_a_light_panel_in_the_dark_scheme(site: Site) -> None:
+    # The charts are dark drawings on a transparent background, shown as <img> (which page
+    # CSS cannot recolour): on slate's dark background they were unreadable.
+    charts = [(url, page) for url, page in site.pages.items() if re.search(r'<img [^>]*src="[^"]*\.svg"', page.markup)]
+    assert charts, "the performance page shows its charts"
+    for url, page in charts:
+        rules = _css_rules(_extra_css(site, page))
+        panel = [d for media, s, d in rules if not media and '[data-md-color-scheme="slate"]' in s and 'img[src$=".svg"]' in s]
+        assert panel and re.search(r"background(-color)?:\s*#fff", panel[0]), url
+
+
+def test_the_copy_button_leaves_the_first_line_of_code_alone_on_a_phone(site: Site) -> None:
+    # mkdocs-material puts the copy button over the top right of a code block; at 390 px the
+    # code lines reach there. The block's first line must start below the button (2.35em).
+    rules = _css_rules(_extra_css(site, site["getting-started/"]))
+    narrow = [(m, d) for m, s, d in rules if s == ".md-typeset pre > code" and "max-width" in m]
+    assert narrow, "a rule for narrow screens pads code blocks"
+    media, declarations = narrow[0]
+    width = float(re.search(r"max-width:\s*([\d.]+)em", media).group(1)) * 16  # type: ignore[union-attr]
+    padding = float(re.search(r"padding-top:\s*([\d.]+)em", declarations).group(1))  # type: ignore[union-attr]
+    assert width >= 390 and padding >= 2.35
+
+
+def _signatures(page: Page) -> list[str]:
+    """The text of each signature block of a reference page, as the reader sees it."""
+    blocks = re.findall(r'<div class="doc-signature highlight">(.*?)</div>', page.markup, re.S)
+    return [re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", block))).strip() for block in blocks]
+
+
+def _type_variable_names() -> set[str]:
+    import pkgutil
+
+    import sports_posts
+
+    names = set()
+    for info in pkgutil.walk_packages(sports_posts.__path__, "sports_posts."):
+        if ".sandbox" in info.name or "adapters" in info.name or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        names |= {value.__name__ for value in vars(module).values() if isinstance(value, typing.TypeVar)}
+    return names
+
+
+def test_signatures_name_types_not_type_variables(site: Site) -> None:
+    # The clients, resources and pages share generic bases: an inherited signature used to
+    # read `http_client: Optional[H]` or `-> PollerT`, names a reader cannot look up.
+    names = _type_variable_names()
+    assert {"H", "PollerT", "PageT"} <= names
+    found = {}
+    for page in reference_pages(site):
+        for signature in _signatures(page):
+            # RawResponse[T] is generic for its users: its own T is the parsed answer's type
+            words = set(re.findall(r"[A-Za-z_]\w*", signature)) & names
+            if words and not signature.startswith(("parse() -> T", "RawResponse(response: Response, parsed: T)")):
+                found.setdefault(page.url, []).append(signature[:120])
+    assert not found, f"type variables in signatures: {found}"
+    clients = " | ".join(_signatures(site["reference/clients/"]))
+    assert ") -> Poller |" in clients and ") -> AsyncPoller |" in clients
+    assert "http_client: Optional[Client] = None" in clients and "http_client: Optional[AsyncClient] = None" in clients

@@ -4,6 +4,7 @@ the licence the package metadata names."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,42 @@ def test_license_matches_the_package_metadata() -> None:
     assert re.search(r'^license = "MIT"$', pyproject, re.M), "pyproject.toml names MIT"
     assert license_text.startswith("MIT License")
     assert "Permission is hereby granted, free of charge" in license_text
+
+
+def test_the_package_metadata_links_the_project() -> None:
+    """The wheel's Project-URL lines come from [project.urls]; they name mkdocs.yml's repository."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomli ships with the dev tools (pytest, mypy) on 3.9 and 3.10
+        import tomli as tomllib
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    repo = re.search(r"^repo_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert repo is not None and urls["Source"] == repo.group(1)
+    assert {"Homepage", "Documentation", "Issues", "Changelog"} <= set(urls)
+    assert all(url.startswith(repo.group(1)) for url in urls.values())
+
+
+def test_the_readme_install_lists_every_extra_and_what_the_test_command_installs() -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    missing = [name for name in extras if name != "dev" and f"pip install 'sports-posts[{name}]'" not in install]
+    assert not missing, f"README's Install does not list the extras {missing}"
+    assert "bash .ci/test" in install and "PostgreSQL" in install and "redis-server" in install
+
+
+def test_the_performance_page_is_written_for_users() -> None:
+    """What is measured, against what, the latest figures and how to rerun; no log of how
+    the figures changed from one working session to the next."""
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", page, re.M)
+    assert headings[0] == "What is measured" and "How to run the benchmarks" in headings
+    assert "Latest results" in headings and "baseline in the same run" in page
+    assert "python -m benchmarks.run" in page and "All 29 targets are met" in page
+    log = re.compile(r"\b20\d\d-\d\d-\d\d\b|\bsessions?\b|\bmorning\b|slower VM|\bearlier\b|\bBefore[:,]|\bwas \d", re.I)
+    found = [line for line in page.splitlines() if log.search(line)]
+    assert not found, "development log lines:\n" + "\n".join(found)

@@ -40,5 +40,5 @@ def test_example_runs_against_the_sandbox(name: str, args: list[str], expected: 
 def test_every_example_is_covered() -> None:
     ran = {name for name, _, _ in RUNS} | {"webhook_fastapi.py", "webhook_flask.py"}  # tests/webhooks
     ran |= {"webhook_fleet_postgres.py"}  # tests/fleet
-    ran |= {"fleet_worker.py"}  # tests/fleet2: it needs the test suite's Redis and PostgreSQL
+    ran |= {"fleet_worker.py"}  # tests/fleet: it needs the test suite's Redis and PostgreSQL
     assert {p.name for p in EXAMPLES.glob("*.py")} <= ran

@@ -153,3 +153,45 @@ def test_a_bad_key_is_a_parameter_error(engine: str, make: MakeInbox, bad: Any) 
         inbox.put(bad, b"x")
     with pytest.raises(ParameterError):
         inbox.put("k", "not bytes")
+
+
+def test_an_entry_whose_worker_dies_every_time_goes_dead_on_every_engine(
+    engine: str, make: MakeInbox, clock: FakeClock
+) -> None:
+    lease = lease_for(engine)
+    inbox = make(max_attempts=2, lease=lease)
+    inbox.put("poison", b"x")
+    for _ in range(2):  # the handler kills its worker each time: no mark_done, no mark_failed
+        assert [e.key for e in inbox.take_due()] == ["poison"]
+        clock.advance(lease + 0.001)
+    assert inbox.take_due() == [], "dead, not leased a third time"
+    [dead] = inbox.dead()
+    assert dead.state == "dead" and dead.attempts == 0, "no run ended: attempts counts none"
+    assert dead.last_error == "leased 2 times without an outcome (workers died)"
+    assert inbox.counts()["dead"] == 1
+    assert inbox.requeue("poison") is True
+    assert [e.key for e in inbox.take_due()] == ["poison"], "requeue gives fresh leases too"
+
+
+def test_a_failed_entrys_last_error_is_its_handlers(make: MakeInbox) -> None:
+    inbox = make(max_attempts=1)
+    inbox.put("s", b"x")
+    [entry] = inbox.take_due()
+    assert inbox.mark_failed(entry, "ValueError: bad story") == "dead"
+    [dead] = inbox.dead()
+    assert (dead.attempts, dead.last_error) == (1, "ValueError: bad story")
+
+
+def test_purge_dead_deletes_only_dead_entries_and_counts_them(make: MakeInbox) -> None:
+    inbox = make(max_attempts=1)
+    for key in ("a", "b", "c"):
+        inbox.put(key, b"x")
+    entries = {e.key: e for e in inbox.take_due()}
+    inbox.mark_failed(entries["a"], "boom", permanent=True)
+    inbox.mark_failed(entries["b"], "boom", permanent=True)
+    inbox.mark_done(entries["c"])
+    assert inbox.purge_dead() == 2
+    assert inbox.dead() == [] and inbox.get("a") is None and inbox.get("b") is None
+    assert inbox.counts() == {"pending": 0, "processing": 0, "done": 1, "dead": 0}
+    assert inbox.purge_dead() == 0
+    assert inbox.put("a", b"x") is True, "a purged key can be stored again"

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 from sports_posts import ParameterError, SportsPostsError
+from sports_posts._stores.postgres import schema_sql
 from sports_posts.webhooks import (
     DedupeStore,
     PostgresDedupeStore,
@@ -23,7 +24,6 @@ from sports_posts.webhooks import (
     build_test_request,
     sample_payload,
 )
-from sports_posts.webhooks._pg import schema_sql
 from tests.webhooks.webhook_helpers import FakeClock
 
 SECRET = "whsec_fleet_postgres_test"
@@ -176,9 +176,9 @@ def test_an_entry_leased_too_often_without_an_outcome_goes_dead(pg: str, clock: 
 
 
 def test_migrate_is_idempotent_and_the_sql_file_ships(pg: str) -> None:
-    import sports_posts.webhooks as package
+    import sports_posts._stores as package
 
-    shipped = Path(package.__file__).with_name("postgres_schema.sql")
+    shipped = Path(package.__file__).with_name("schema.sql")
     assert shipped.read_text() == schema_sql()
     with psycopg.connect(pg, autocommit=True) as conn:
         conn.execute("DROP TABLE sports_posts_inbox, sports_posts_claims, sports_posts_effects")
@@ -213,7 +213,7 @@ def test_an_unreachable_server_is_a_store_error_without_the_password(
 ) -> None:
     from tests.servers import free_port as _free_port
 
-    password = "s3cret-db-Passw0rd"
+    password = "pw_s3cret-db-Passw0rd"
     secrets_never_leak.register(password)
     url = f"postgresql://app:{password}@127.0.0.1:{_free_port()}/db"
     store = PostgresDedupeStore(url, connect_timeout=2)

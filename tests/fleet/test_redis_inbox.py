@@ -120,7 +120,7 @@ def test_the_receiver_drains_a_redis_inbox(redis_client: Any, redis_url: str) ->
 def test_an_unreachable_server_is_a_store_error_without_the_password(secrets_never_leak: Any) -> None:
     from tests.servers import free_port as _free_port
 
-    password = "r3dis-Passw0rd-fleet"
+    password = "pw_r3dis-Passw0rd-fleet"
     secrets_never_leak.register(password)
     inbox = RedisInbox(f"redis://:{password}@127.0.0.1:{_free_port()}/0", socket_timeout=2)
     assert password not in repr(inbox)

@@ -77,7 +77,7 @@ def test_an_async_call_that_timed_out_gives_its_connection_back(monkeypatch: pyt
 
     async def main(base_url: str) -> Any:
         pool = httpx.AsyncClient(limits=httpx.Limits(max_connections=1))
-        async with sp.AsyncSportsPosts(api_key="k" * 40, base_url=base_url, max_retries=0, timeout=0.5,
+        async with sp.AsyncSportsPosts(api_key="sk_test_" + "k" * 40, base_url=base_url, max_retries=0, timeout=0.5,
                                        http_client=pool) as client:
             with pytest.raises(sp.APITimeoutError):
                 await client.account.information()

@@ -93,7 +93,7 @@ def test_without_the_environment_a_sandbox_runs_for_the_block(caplog: pytest.Log
         assert client.account.information().company.plan == "paid"
         base_url = client.base_url
     assert any("embedded sandbox" in r.getMessage() and base_url in r.getMessage() for r in caplog.records)
-    with pytest.raises(APIConnectionError), SportsPosts(api_key="k" * 10, base_url=base_url, max_retries=0) as after:
+    with pytest.raises(APIConnectionError), SportsPosts(api_key="sk_test_" + "k" * 10, base_url=base_url, max_retries=0) as after:
         after.account.information()  # the sandbox stopped with the block
 
 

@@ -193,3 +193,49 @@ def test_overriding_the_header_names_fixture_renames_every_webhook_fixture(pytes
     pytester.makepyfile(test_renamed=RENAMED)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+ROUTED = '''
+import pytest
+from fastapi import FastAPI, Request, Response
+
+from sports_posts import ParameterError
+from sports_posts.webhooks import WebhookReceiver
+from sports_posts.webhooks.adapters.asgi import starlette_response
+
+SECRET = "whsec_routed_app"
+seen = []
+receiver = WebhookReceiver(SECRET, lambda event: seen.append(event.data.id))
+app = FastAPI()
+
+
+@app.post("/webhooks")  # the route of docs/webhooks.md's FastAPI receiver
+async def webhooks(request: Request) -> Response:
+    return await starlette_response(receiver, request)
+
+
+@pytest.fixture
+def sports_posts_webhook_secret():
+    return SECRET
+
+
+def test_the_default_path_is_the_documented_route(sports_posts_send_story):
+    story = sports_posts_send_story(app)
+    assert story.delivered and story.status_codes == [202]
+    assert story.attempts[0].url.endswith("/webhooks") and seen == [story.payloads[0]["data"]["id"]]
+
+
+def test_a_path_with_no_route_is_a_clear_error(sports_posts_send_story, sports_posts_sandbox):
+    with pytest.raises(ParameterError, match="404 Not Found at http://127.0.0.1:[0-9]+/hook: ") as caught:
+        sports_posts_send_story(app, path="/hook", update="never sent")
+    assert caught.value.parameter == "path" and "path=" in str(caught.value)
+    statuses = [a.status_code for a in sports_posts_sandbox.deliveries]
+    assert statuses == [404] * 6  # the story was retried as the service retries; no update was sent
+'''
+
+
+def test_send_story_posts_at_the_documented_route_and_explains_a_404(pytester: pytest.Pytester) -> None:
+    """It used to POST at "/" (six 404s against a FastAPI route at /webhooks, then "dead")."""
+    pytester.makepyfile(test_routed=ROUTED)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)

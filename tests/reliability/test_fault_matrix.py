@@ -86,7 +86,7 @@ def test_429_without_retry_after_backs_off_exponentially(kind: str, retry_sleeps
     with respx.mock(base_url="https://api.test/v1") as mock:
         mock.get("/account/x-ids").respond(429, json={"ok": False, "error_code": "RATE_LIMITED"})
         with pytest.raises(sp.RateLimitError) as info:
-            runner.run(ENDPOINTS["account.x_ids"], api_key="k" * 12, base_url="https://api.test/v1", max_retries=3)
+            runner.run(ENDPOINTS["account.x_ids"], api_key="sk_test_" + "k" * 12, base_url="https://api.test/v1", max_retries=3)
     assert info.value.retry_after is None
     assert len(retry_sleeps) == 3 and retry_sleeps[0] < retry_sleeps[1] < retry_sleeps[2] <= 8
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -10,6 +12,8 @@ import respx
 
 import sports_posts as sp
 from sports_posts.webhooks import WebhookReceiver, build_test_request, sample_payload
+
+pytest_plugins = ["pytester"]
 
 KEY = "sk_live_reliability_7Qz9WmT2"
 SECRET = "whsec_reliability_Lp4N8vYc"
@@ -46,3 +50,49 @@ def test_a_whole_request_cycle_at_debug_level_leaks_nothing(
     texts = [r.getMessage() for r in caplog.records] + [str(info.value), repr(info.value), repr(client), repr(receiver)]
     assert any("request GET" in t for t in texts), "debug records were produced"
     assert not [t for t in texts if KEY in t or SECRET in t]
+
+
+LEAKY_SUITE = '''
+import logging
+
+from sports_posts import SportsPosts
+
+
+def test_leaks_its_key():
+    SportsPosts(api_key="sk_test_watch_leak_1", base_url="https://api.test/v1").close()
+    logging.getLogger("sports_posts.test").warning("sending with %s", "sk_test_watch_leak_1")
+
+
+def test_a_later_test():
+    pass
+
+
+def test_an_unprefixed_value_is_not_a_secret():
+    # a fuzz's sample handed over as a key, then another test's header name: not a leak
+    SportsPosts(api_key="X-Acme-Signature", base_url="https://api.test/v1").close()
+    logging.getLogger("sports_posts.test").warning("header %s", "X-Acme-Signature")
+'''
+
+
+def test_a_leak_fails_the_test_that_leaked_and_only_prefixed_values_are_watched(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It used to watch any 8+ character key and fail the session's last test instead."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", str(root))
+    pytester.makeconftest("from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak\n")
+    pytester.makepyfile(test_leaky=LEAKY_SUITE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=3, errors=1)
+    output = result.stdout.str()
+    assert "ERROR at teardown of test_leaks_its_key" in output
+    assert "test_leaky.py::test_leaks_its_key leaked a secret:" in output
+    assert "log record sports_posts.test: 'sending with sk_tes<redacted>'" in output  # where, not the secret
+    assert "outside any test" not in output and "test_a_later_test leaked" not in output
+
+
+def test_a_registered_secret_carries_a_prefix(secrets_never_leak: Any) -> None:
+    with pytest.raises(ValueError, match="starts with one of"):
+        secrets_never_leak.register("r3dis-Passw0rd")
+    secrets_never_leak.register("pw_test_registered")
+    assert "pw_test_registered" in secrets_never_leak.secrets

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 
 import httpx
 import pytest
 
 from sports_posts.sandbox import BurstLimit, KeyConfig, Sandbox
+from sports_posts.sandbox._connect import SANDBOX_KEY_PREFIX
 
 from .conftest import client_for
 
@@ -22,7 +24,7 @@ def test_missing_key_is_401_everywhere(sb: Sandbox, path: str) -> None:
     assert r.json() == {"ok": False, "error_code": "UNAUTHORIZED", "error_message": r.json()["error_message"]}
 
 
-@pytest.mark.parametrize("header", ["Bearer sp_live_not_a_key", "sp_live_not_a_key", "Bearer", "Basic abc"])
+@pytest.mark.parametrize("header", ["Bearer sp_sandbox_not_a_key", "sp_sandbox_not_a_key", "Bearer", "Basic abc"])
 def test_invalid_key_is_401_and_never_echoed(sb: Sandbox, header: str) -> None:
     r = httpx.get(sb.base_url + "/posts", headers={"Authorization": header})
     assert r.status_code == 401 and r.json()["error_code"] == "UNAUTHORIZED"
@@ -36,7 +38,8 @@ def test_both_header_forms_are_accepted(sb: Sandbox, form: str) -> None:
 
 
 def test_keys_look_like_secrets_and_stay_out_of_repr(sb: Sandbox) -> None:
-    assert sb.api_key.startswith("sp_live_") and len(sb.api_key) == 40
+    # the documented sandbox prefix, then the plan, then 128 bits derived from the seed
+    assert re.fullmatch(SANDBOX_KEY_PREFIX + "paid_[0-9a-f]{32}", sb.api_key)
     assert sb.api_key not in repr(sb)
     assert all(sb.api_key not in repr(a) for a in sb.accounts.all())
     other = Sandbox(seed=8, clock="manual", posts=50)
@@ -74,7 +77,7 @@ def test_free_plan_gets_200_calls_a_month_then_429() -> None:
 
 def _free_plan_gets_200_calls_a_month_then_429(fresh: Sandbox) -> None:
     key = fresh.add_key("free")
-    assert key.startswith("sp_free_")
+    assert key.startswith(SANDBOX_KEY_PREFIX + "free_")
     with client_for(fresh, key) as c:
         for _ in range(200):
             assert c.get("/account/x-ids").status_code == 200

@@ -179,7 +179,7 @@ def test_verification_happens_before_parsing(monkeypatch: pytest.MonkeyPatch) ->
         raise AssertionError("parsed unauthenticated bytes")
 
     monkeypatch.setattr(events, "parse_event", fail)
-    request = signed(secret="someone-else")
+    request = signed(secret="whsec_someone_else")
     with pytest.raises(SignatureVerificationError):
         construct_event(request.body, request.headers, SECRET)
 

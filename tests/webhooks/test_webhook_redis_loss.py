@@ -69,7 +69,9 @@ def test_a_real_restart_without_persistence_is_unavailable_then_lost(server: Red
     assert receiver.handle(down.body, down.headers).outcome == "store_unavailable"  # a 503
     with pytest.raises(StoreUnavailableError) as info:
         store.claim(KEY)
-    assert not isinstance(info.value, redis.RedisError) and isinstance(info.value.__cause__, redis.ConnectionError)
+    # The driver's exception is named, not chained: it may hold the connection string.
+    assert not isinstance(info.value, redis.RedisError) and info.value.__cause__ is None
+    assert "ConnectionError" in str(info.value)
     server.start()  # same port, empty: it kept nothing
     back = signed(delivery_id="dlv_4")
     assert receiver.handle(back.body, back.headers).outcome == "store_data_lost"  # a 503
@@ -117,7 +119,7 @@ def test_a_redis_that_hangs_is_a_typed_timeout_not_a_raw_redis_error(server: Red
     try:
         with pytest.raises(StoreUnavailableError) as info:
             store.claim("b")
-        assert isinstance(info.value, SportsPostsError) and isinstance(info.value.__cause__, redis.TimeoutError)
+        assert isinstance(info.value, SportsPostsError) and info.value.__cause__ is None
         assert "TimeoutError" in str(info.value)
     finally:
         server.resume()
@@ -150,7 +152,7 @@ def test_the_async_path_of_a_stopped_redis_is_a_typed_error(server: RedisProcess
     async def scenario() -> None:
         with pytest.raises(StoreUnavailableError) as info:
             await store.aclaim(KEY)
-        assert isinstance(info.value.__cause__, redis.ConnectionError)
+        assert info.value.__cause__ is None and "ConnectionError" in str(info.value)
         await store.aclose()
 
     asyncio.run(scenario())

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sports_posts.webhooks._sqlite import enable_wal
+from sports_posts._stores.sqlite import enable_wal
 
 
 class _Conn:

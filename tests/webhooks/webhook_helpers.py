@@ -10,6 +10,8 @@ from sports_posts.webhooks import SignedRequest, WebhookEvent, build_test_reques
 SECRET = "whsec_test_0123456789"
 SENT_AT = sample_payload()["sent_at"]
 """One ``sent_at`` for the whole run: the service's retries repeat the payload byte for byte."""
+STORY_ID = "1790000000000000001"
+"""One post id for the requests of `signed` (sample_payload's are fresh): they are retries of one story."""
 
 
 class Recorder:
@@ -41,6 +43,7 @@ def signed(event: str = "breaking_news", *, secret: str = SECRET, delivery_id: s
            **data: Any) -> SignedRequest:
     """A request as the service sends it; each call is a new delivery unless ``delivery_id`` is given."""
     data.setdefault("sent_at", SENT_AT)
+    data.setdefault("id", STORY_ID)
     return build_test_request(sample_payload(event, **data), secret, delivery_id=delivery_id)
 
 

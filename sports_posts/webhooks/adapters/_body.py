@@ -9,8 +9,19 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from ..._checks import positive_int
+
 MAX_BODY = 1 << 20
 """The largest body read by default (1 MiB)."""
+MAX_BODY_LIMIT = 1 << 26
+"""The largest ``max_body`` an adapter takes (64 MiB): a payload is a few KB, and a bound
+past this is no bound."""
+
+
+def check_max_body(value: object) -> int:
+    """``max_body`` as given to an adapter: a byte count from 1 to ``MAX_BODY_LIMIT``
+    (``None``, a string or infinity would turn every delivery into a 500 or lift the bound)."""
+    return positive_int("max_body", value, maximum=MAX_BODY_LIMIT)
 CHUNK = 64 * 1024
 
 NOT_ALLOWED = b'{"ok":false,"status":"method_not_allowed"}'

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..receiver import WebhookReceiver, WebhookResponse
 from ..signature import get_header
-from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, declared_too_large
+from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, check_max_body, declared_too_large
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -33,7 +33,7 @@ class WebhookASGIApp:
 
     def __init__(self, receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> None:
         self.receiver = receiver
-        self.max_body = max_body
+        self.max_body = check_max_body(max_body)
 
     def __repr__(self) -> str:
         return f"WebhookASGIApp({self.receiver!r})"
@@ -97,6 +97,7 @@ async def starlette_response(receiver: WebhookReceiver, request: Request, *, max
     a body over ``max_body`` is answered 413 without being read further."""
     from starlette.responses import Response
 
+    max_body = check_max_body(max_body)
     if request.method != "POST":
         return Response(NOT_ALLOWED, status_code=405, media_type=JSON, headers={"Allow": "POST"})
     if declared_too_large(request.headers.get("content-length"), max_body):
@@ -117,6 +118,8 @@ def starlette_endpoint(
 ) -> Callable[[Request], Awaitable[Response]]:
     """An endpoint for ``Route(path, endpoint, methods=["POST"])`` or FastAPI's ``add_api_route``."""
     from starlette.requests import Request
+
+    max_body = check_max_body(max_body)
 
     async def webhook_endpoint(request: Request) -> Response:
         return await starlette_response(receiver, request, max_body=max_body)

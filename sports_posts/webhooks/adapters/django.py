@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any, Callable, cast
 
 from ..receiver import WebhookReceiver
-from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, declared_too_large, read_limited
+from ._body import (
+    JSON,
+    MAX_BODY,
+    NOT_ALLOWED,
+    TOO_LARGE,
+    check_max_body,
+    declared_too_large,
+    read_limited,
+)
 
 __all__ = ["django_view"]
 
@@ -14,6 +22,7 @@ def django_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Calla
     """A view for ``path("webhooks/", django_view(receiver))``: POST only (405 with
     ``Allow: POST`` otherwise), bodies over ``max_body`` refused with 413 without being read
     whole (``request.read`` in chunks, never ``request.body``)."""
+    max_body = check_max_body(max_body)
     from django.http import HttpRequest, HttpResponse
     from django.views.decorators.csrf import csrf_exempt
 

@@ -11,6 +11,7 @@ from ._body import (
     MAX_BODY,
     NOT_ALLOWED,
     TOO_LARGE,
+    check_max_body,
     declared_length,
     declared_too_large,
     read_limited,
@@ -29,7 +30,7 @@ class WebhookWSGIApp:
 
     def __init__(self, receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> None:
         self.receiver = receiver
-        self.max_body = max_body
+        self.max_body = check_max_body(max_body)
 
     def __repr__(self) -> str:
         return f"WebhookWSGIApp({self.receiver!r})"
@@ -105,6 +106,8 @@ def flask_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Callab
     ``max_body``: 413 for a larger body, 405 (``Allow: POST``) for other methods.
     """
     from flask import request
+
+    max_body = check_max_body(max_body)
 
     def sports_posts_webhook() -> ResponseReturnValue:
         if request.method != "POST":

@@ -1,12 +1,29 @@
-"""The SQLite connection the dedupe store and the inbox share the rules of."""
+"""SQLite for the local stores: a WAL connection per thread and per process, and the store
+layer's typed errors for every ``sqlite3`` failure (a locked or unwritable file)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
 import time
-from typing import Callable, Literal, Optional
+from typing import Any, Callable, Literal, Optional, TypeVar, cast
+
+from .errors import translated
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def typed_errors(method: F) -> F:
+    """A store method whose ``sqlite3`` (and OS) failures are ``StoreError``s naming the store."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with translated(type(self).__name__, "sqlite", (sqlite3.Error,), None):
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
 
 
 def thread_connection(

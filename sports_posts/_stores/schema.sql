@@ -1,5 +1,5 @@
--- The tables of sports_posts' PostgreSQL stores (PostgresInbox, PostgresDedupeStore).
--- Run once with a role allowed to create tables (PostgresInbox(url).migrate() does the same),
+-- Every table of sports_posts' PostgreSQL stores (inboxes, dedupe, CallBudget, Lease, PostgresCheckpoint).
+-- Run once with a role allowed to create tables (any store's migrate() does the same),
 -- or let the stores create them on first use (auto_migrate=True, the default).
 -- Times are epoch seconds (double precision), read from the server's clock by default.
 
@@ -33,4 +33,31 @@ CREATE TABLE IF NOT EXISTS sports_posts_claims (
 CREATE TABLE IF NOT EXISTS sports_posts_effects (
     key      text PRIMARY KEY,
     done_at  double precision NOT NULL
+);
+
+-- CallBudget: one row per budget key, counted in the server's minute and UTC month.
+CREATE TABLE IF NOT EXISTS sports_posts_budget (
+    key          text PRIMARY KEY,
+    minute       bigint NOT NULL,
+    minute_used  bigint NOT NULL,
+    month        integer NOT NULL,
+    month_used   bigint NOT NULL,
+    at_ms        bigint NOT NULL,
+    granted      boolean NOT NULL
+);
+
+-- Lease: one row per feed; token is the fencing counter (kept when the lease is freed).
+CREATE TABLE IF NOT EXISTS sports_posts_leases (
+    key         text PRIMARY KEY,
+    holder      text NOT NULL,
+    expires_at  timestamptz NOT NULL,
+    token       bigint NOT NULL
+);
+
+-- PostgresCheckpoint: a poller's state, compare-and-set on generation, fenced by fence.
+CREATE TABLE IF NOT EXISTS sports_posts_checkpoints (
+    key         text PRIMARY KEY,
+    state       text,
+    generation  bigint NOT NULL DEFAULT 0,
+    fence       bigint NOT NULL DEFAULT 0
 );

@@ -18,9 +18,9 @@ import pytest
 from sports_posts import SportsPosts
 from sports_posts.sandbox import Sandbox
 
-from .worker import TTL
+from .poll_worker import TTL
 
-WORKER = str(Path(__file__).with_name("worker.py"))
+WORKER = str(Path(__file__).with_name("poll_worker.py"))
 RENEW_EVERY = TTL / 3
 SCHEDULING_SLACK = 1.5
 """Seconds a loaded CI machine may take to schedule a process on top of the lease's own

@@ -20,6 +20,7 @@ from sports_posts import (
     RedisCheckpoint,
     SportsPosts,
 )
+from sports_posts._stores import runner_for
 from sports_posts.polling import Lease, LeaseLostError, PostgresCheckpoint
 from tests.polling.conftest import TimeHarness
 from tests.polling.fake_service import BASE_URL, FakeClock, FakePostsService
@@ -116,7 +117,7 @@ def test_a_store_failure_on_renewal_is_a_lost_lease(client: SportsPosts, clock: 
     p = harness.attach(Poller(client, lease=lease, checkpoint=RedisCheckpoint(redis_url, key=key), clock=clock,
                               sleep=harness.sleep, rand=harness.rand))
     next(p)
-    lease._runner = type(lease._runner)("redis://127.0.0.1:1/0", what="Lease")  # a partition from redis
+    lease._runner = runner_for("redis://127.0.0.1:1/0", owner="Lease")  # a partition from redis
     with pytest.raises(LeaseLostError, match="the store failed"):
         next(p)
 

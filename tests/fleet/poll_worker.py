@@ -1,12 +1,12 @@
 """A fleet worker process for the multi-process tests: a leased poller, or a budget drawer.
 
-``python worker.py poll BASE_URL STORE KEY SINCE LOG [pause]``: polls the sandbox under a
+``python poll_worker.py poll BASE_URL STORE KEY SINCE LOG [pause]``: polls the sandbox under a
 Lease on STORE and appends one JSON line per event to LOG (``lease`` when it holds the
 feed, ``batch`` for each batch handed to it, ``refused`` when its save is fenced out). With
 ``pause`` it stops itself (SIGSTOP) inside its second save, as a process paused by the
 machine would, and carries on when the test resumes it.
 
-``python worker.py draw BASE_URL STORE KEY PER_MONTH CALLS LOG``: makes CALLS calls through a
+``python poll_worker.py draw BASE_URL STORE KEY PER_MONTH CALLS LOG``: makes CALLS calls through a
 client that draws from a CallBudget, one JSON line per call (``ok`` or ``refused``).
 
 The API key comes from the environment (``SPORTS_POSTS_API_KEY``), never the command line.
