@@ -90,7 +90,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         PollState,
         RedisCheckpoint,
     )
-    from .polling.checkpoints import CheckpointLockedError
+    from .polling.checkpoints import CheckpointLockedError, CheckpointMismatchError
 
 # Each public name and the module that defines it, one a line.
 __getattr__, __dir__, __all__ = attach(__name__, {
@@ -156,4 +156,5 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "PollState": ".polling",
     "RedisCheckpoint": ".polling",
     "CheckpointLockedError": ".polling.checkpoints",
+    "CheckpointMismatchError": ".polling.checkpoints",
 }, eager=("._errors", "._version", "._warnings"))

@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .checkpoints import (
         Checkpoint,
         CheckpointConflictError,
+        CheckpointLockedError,
+        CheckpointMismatchError,
         FileCheckpoint,
         MemoryCheckpoint,
         RedisCheckpoint,
@@ -48,6 +50,8 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "AsyncPoller": "._async",
     "Checkpoint": ".checkpoints",
     "CheckpointConflictError": ".checkpoints",
+    "CheckpointLockedError": ".checkpoints",
+    "CheckpointMismatchError": ".checkpoints",
     "CheckpointError": "._algorithm",
     "ClockSkew": "._skew",
     "Commit": "._algorithm",

@@ -13,6 +13,16 @@ through every result, drop the ids already delivered inside that window, and del
 rest oldest first. The overlap is what catches a post indexed after a newer one was
 served; the remembered ids are what keep it from being delivered twice, and they are
 forgotten as soon as they fall below the floor, so memory is bounded by the window.
+
+Clocks can only make the poller more careful. The evidence it moves on is its own posts:
+the newest ``created_at`` delivered and the ids it has seen. The ``Date`` header of the
+service's answers (``ClockSkew``: one sample, a median, or a proxy's clock) may move a
+lower time bound (where an empty checkpoint starts, how far an idle cycle slides the
+window) earlier than this machine's clock alone would put it, never later: a forged,
+stale or fast ``Date`` then costs a wider window, not lost posts. A post dated beyond the
+service's now (this machine's clock, corrected only backwards) is delivered, but the
+watermark stops at that now, so one bad record cannot move the window past posts not yet
+created (logged once when it is further ahead than ``FUTURE_TOLERANCE``).
 """
 
 from __future__ import annotations
@@ -85,6 +95,17 @@ ahead, the state was written by a clock that was wrong (or edited by hand), and 
 from it would skip every post up to that time in silence, so it is refused."""
 
 
+FUTURE_TOLERANCE = timedelta(seconds=60)
+"""A post dated further than this ahead of the service's now (as the poller can tell it) is
+logged as "from the future": the minute of skew between ``created_at`` and the service's
+clock that ``DEFAULT_LOOKBACK`` allows for. Nearer ones are ordinary skew. Either way the
+watermark stops at now."""
+MAX_WAIT = SECONDS_PER_DAY
+"""The longest single wait the poller makes for a ``Retry-After``: a longer one (a monthly
+quota, a forged header, ``99999999999``) is capped to a day, logged, and the call is asked
+again then (one call a day at most), never an ``OverflowError`` of the clock or the sleep."""
+
+
 class CheckpointError(SportsPostsError):
     """A checkpoint that cannot be read back (corrupt, foreign or from a newer SDK).
 
@@ -127,6 +148,8 @@ class PollState:
     a hint that narrows the service's search without changing the answer. ``undated``
     marks a starting point read from a machine's clock before any answer dated the
     service's: a run that crashed in its first call leaves it, and the next run corrects it.
+    ``filters`` are the query parameters that define the feed (as sent): a state is only
+    valid for the feed that wrote it (``None``: written before they were stored).
     """
 
     watermark: datetime
@@ -135,23 +158,39 @@ class PollState:
     since_id: Optional[str] = None
     since_id_created_at: Optional[datetime] = None
     undated: bool = False
+    filters: Optional[Mapping[str, str]] = field(default=None, compare=False)
+    """Not part of equality: two states at the same place are equal whatever feed they are for."""
 
     @classmethod
-    def start(cls, at: datetime, *, undated: bool = False) -> PollState:
+    def start(
+        cls, at: datetime, *, undated: bool = False, filters: Optional[Mapping[str, str]] = None
+    ) -> PollState:
         """The state of a poller that delivers every post created after ``at``."""
-        return cls(watermark=_utc(at), floor=_utc(at), undated=undated)
+        return cls(watermark=_utc(at), floor=_utc(at), undated=undated, filters=filters)
 
-    def advance(self, batch: list[Post], lookback: timedelta, cycle_started: datetime) -> PollState:
+    def advance(
+        self,
+        batch: list[Post],
+        lookback: timedelta,
+        cycle_started: datetime,
+        ceiling: Optional[datetime] = None,
+    ) -> PollState:
         """The state after a complete cycle that found ``batch``: watermark up, window slid,
         ids below the new floor forgotten.
 
         The floor trails both the watermark and the cycle's start by ``lookback``: any post
         created before ``cycle_started - lookback`` was indexed before the cycle began (if
         its delay is under ``lookback``), so the cycle saw it. The second bound is what
-        lets an idle cycle after a burst shrink its window back to one page.
+        lets an idle cycle after a burst shrink its window back to one page. ``ceiling`` (the
+        service's now, as far as the poller can tell) caps what a post's ``created_at`` may
+        move the watermark to: a post from the future is remembered (its id stays in
+        ``seen``) but does not slide the window past posts not yet created.
         """
-        watermark = max([self.watermark, *(p.created_at for p in batch)])
-        floor = max(self.floor, watermark - lookback, _utc(cycle_started) - lookback)
+        newest = [p.created_at for p in batch]
+        if ceiling is not None:
+            newest = [min(t, _utc(ceiling)) for t in newest]
+        watermark = max([self.watermark, *newest])
+        floor = max(self.floor, _shift(watermark, -lookback), _shift(_utc(cycle_started), -lookback))
         seen = dict(self.seen)
         seen.update((p.id, p.created_at) for p in batch)
         kept = {i: t for i, t in seen.items() if t > floor}
@@ -161,11 +200,11 @@ class PollState:
             newest_at, newest_id = max(dropped)
             if since_id_at is None or newest_at >= since_id_at:
                 since_id, since_id_at = newest_id, newest_at
-        return PollState(watermark, floor, kept, since_id, since_id_at)
+        return PollState(watermark, floor, kept, since_id, since_id_at, filters=self.filters)
 
     def without_since_id(self) -> PollState:
         """The same state without the ``since_id`` hint (its post is gone)."""
-        return PollState(self.watermark, self.floor, dict(self.seen), None, None)
+        return PollState(self.watermark, self.floor, dict(self.seen), None, None, filters=self.filters)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -180,6 +219,7 @@ class PollState:
                 i: _iso(t) for i, t in sorted(self.seen.items(), key=lambda kv: (kv[1], kv[0]))
             },
             **({"undated": True} if self.undated else {}),
+            **({} if self.filters is None else {"filters": dict(sorted(self.filters.items()))}),
         }
 
     def to_json(self) -> str:
@@ -209,6 +249,12 @@ class PollState:
             raise CheckpointError(
                 f"checkpoint field 'undated': expected true or false, got {str(undated)[:20]!r}"
             )
+        filters = data.get("filters")  # absent in checkpoints written before it was stored
+        if filters is not None and not (
+            isinstance(filters, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in filters.items())
+        ):
+            raise CheckpointError("checkpoint field 'filters': expected an object of name -> value")
         since_id_at_raw = data.get("since_id_created_at")
         since_id_at = (
             None if since_id_at_raw is None else _parse_iso(since_id_at_raw, "since_id_created_at")
@@ -220,6 +266,7 @@ class PollState:
             since_id=since_id if since_id_at is not None else None,
             since_id_created_at=since_id_at if since_id is not None else None,
             undated=undated,
+            filters=filters,
         )
 
     @classmethod
@@ -310,6 +357,31 @@ def _seconds(name: str, value: Any) -> float:
     return float(value)
 
 
+MAX_LOOKBACK = timedelta(days=1)
+"""The widest window: a post indexed a day late is no feed's normal, and every post of the
+window is kept in memory (``seen``) and read again each cycle."""
+
+
+def _lookback(value: Any) -> timedelta:
+    seconds = _seconds("lookback", value)
+    if seconds > MAX_LOOKBACK.total_seconds():
+        raise ParameterError(
+            f"lookback: at most {MAX_LOOKBACK.total_seconds():.0f} seconds (a day), got {value!r}",
+            parameter="lookback",
+        )
+    return timedelta(seconds=seconds)
+
+
+def _shift(when: datetime, by: timedelta) -> datetime:
+    """``when + by``, held at the ends of the calendar (year 1, year 9999) rather than an
+    ``OverflowError``: a ``since`` or a clock at either end stays a valid bound."""
+    try:
+        return when + by
+    except OverflowError:
+        edge = datetime.min if by < timedelta(0) else datetime.max
+        return edge.replace(tzinfo=timezone.utc)
+
+
 @dataclass(frozen=True)
 class PollConfig:
     """The checked settings of one poller (built by [`PollConfig.build`][sports_posts.polling.PollConfig.build])."""
@@ -360,11 +432,17 @@ class PollConfig:
         return cls(
             filters=given,
             interval=_seconds("interval", interval),
-            lookback=timedelta(seconds=_seconds("lookback", lookback)),
+            lookback=_lookback(lookback),
             limit=limit,
             max_calls_per_day=max_calls_per_day,
             limit_given=limit_given,
         )
+
+    @property
+    def feed(self) -> dict[str, str]:
+        """The query parameters that define the feed, as sent (every filter but ``limit``,
+        which changes the pages, not the posts): what a checkpoint is valid for."""
+        return encode_posts_params(self.filters)
 
     @property
     def seconds_per_call(self) -> float:
@@ -402,8 +480,14 @@ def _retry_wait(
     """
     if isinstance(exc, RateLimitError):
         if exc.retry_after is not None:
+            if exc.retry_after > MAX_WAIT:
+                log.warning(
+                    "the service asked to retry after %.0f s; waiting %.0f s (a day, the "
+                    "poller's longest wait) and asking again then",
+                    min(exc.retry_after, 1e18), MAX_WAIT,
+                )
             # never less than the back-off: a `Retry-After: 0` repeated must not spin
-            return max(exc.retry_after, config.backoff(failures, rand))
+            return max(min(exc.retry_after, MAX_WAIT), config.backoff(failures, rand))
         return config.backoff(failures, rand, cap=RATE_LIMIT_BACKOFF_CAP)
     if isinstance(exc, (InternalServerError, APIConnectionError)):
         return config.backoff(failures, rand)
@@ -417,13 +501,16 @@ def _dated_start(
 
     This run's own start (``from_clock``) moves either way; an undated one saved by an
     earlier run moves back only, by this machine's offset (the earlier machine's is not
-    known) and at least to the service's now - lookback."""
+    known) and at least to the service's now - lookback. Never later than this machine's
+    clock put it: a ``Date`` may only make the start earlier (clocks can only make the
+    poller more careful)."""
     if from_clock:
-        return PollState.start(state.floor + skew.cautious_offset) if skew.cautious_offset else None
+        back = min(skew.cautious_offset, timedelta(0))
+        return PollState.start(_shift(state.floor, back), filters=state.filters) if back else None
     if not state.undated or state.seen or state.since_id or state.watermark != state.floor:
         return None  # only a bare start can be undated: anything else has delivered posts
-    start = min(state.floor + min(skew.cautious_offset, timedelta(0)), _utc(service_start))
-    return PollState.start(start) if start != state.floor else None
+    start = min(_shift(state.floor, min(skew.cautious_offset, timedelta(0))), _utc(service_start))
+    return PollState.start(start, filters=state.filters) if start != state.floor else None
 
 
 def poll_cycles(
@@ -463,6 +550,7 @@ def poll_cycles(
         state.check_not_ahead_of(clock() + skew.offset)
         yield Commit(state)  # the starting point is saved before the first call, so a restart keeps it
     unpaid = 0  # calls since the last wait
+    warned_future = False
     first_answer = True  # the first page answered in this run: the service's clock is known then
 
     def wait(seconds: float, reason: str) -> Sleep:
@@ -545,7 +633,16 @@ def poll_cycles(
                     yield Commit(state)
                     page, found, previous = 1, {}, None
                     continue
-                state.check_not_ahead_of(clock() + skew.offset)
+                # Refused only when neither this machine's clock nor the header puts it
+                # within the allowance: a stale Date (a cache) never refuses a valid state.
+                state.check_not_ahead_of(clock() + max(skew.offset, timedelta(0)))
+                if state.ahead_of(clock() + skew.offset) > MAX_CLOCK_SKEW:
+                    log.warning(
+                        "the service's Date header puts the poller's watermark %s ahead of its "
+                        "clock; this machine's clock does not, so it resumes (a header cannot "
+                        "refuse a state): if this machine's clock runs ahead, sync it (NTP)",
+                        state.ahead_of(clock() + skew.offset),
+                    )
                 if unjudged:
                     unjudged = False
                     yield Commit(state)
@@ -567,7 +664,23 @@ def poll_cycles(
             page += 1
         batch = sorted(found.values(), key=lambda p: (p.created_at, p.id))
         log.debug("cycle done: %d page(s), %d new post(s)", page, len(batch))
-        advanced = state.advance(batch, config.lookback, started + skew.cautious_offset)
+        # The service's now at the cycle's start, as far as the poller can tell: the local
+        # clock, moved back (never forward) by the Date headers. The window slides to it at
+        # most, and no post's created_at moves the watermark past it.
+        now = _shift(started, min(skew.cautious_offset, timedelta(0)))
+        if batch and not warned_future:
+            latest = _shift(started, max(skew.offset, skew.cautious_offset, timedelta(0)))
+            ahead = batch[-1].created_at - latest
+            if ahead > FUTURE_TOLERANCE:
+                warned_future = True
+                log.warning(
+                    "post %s is dated %s, %s ahead of the service's now as far as the poller "
+                    "can tell (this machine's clock and the service's Date header): delivered, "
+                    "but the watermark does not move past now (a bad record on the service, or "
+                    "this machine's clock is behind); logged once",
+                    batch[-1].id, _iso(batch[-1].created_at), ahead,
+                )
+        advanced = state.advance(batch, config.lookback, now, ceiling=now)
         if batch:
             yield Deliver(batch, advanced)
         elif advanced != state:

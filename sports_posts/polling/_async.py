@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncGenerator, Awaitable
 from types import TracebackType
 from typing import Any, Callable, Optional, TypeVar, Union
@@ -42,7 +43,7 @@ class AsyncPoller(_PollerBase):
     ) -> None:
         self._setup(**options)
         self._client = raw_view(client.with_options(max_retries=0))
-        self._sleep = sleep or self._interruptible_sleep
+        self._sleep = sleep  # None: the interruptible sleep (no bound method kept: no cycle)
         self._run: Optional[AsyncGenerator[list[Post], None]] = None
         self._wake: Optional[asyncio.Event] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
@@ -140,19 +141,22 @@ class AsyncPoller(_PollerBase):
             return exc
 
     async def _drive(self) -> AsyncGenerator[list[Post], None]:
+        # Held weakly, as in ``_steps``: an abandoned poller is freed at once and the
+        # event loop closes this generator, releasing the checkpoint's lock.
+        self = weakref.proxy(self)
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         if self._wake is None:
             self._wake = asyncio.Event()
         if self._stop_requested():
             return
-        steps = self._steps()
+        steps = _PollerBase._steps(self)  # on the proxy: the steps hold the poller weakly
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):
                 result: object = None
                 if isinstance(step, Sleep):
-                    await self._sleep(step.seconds)
+                    await (self._sleep or self._interruptible_sleep)(step.seconds)
                 elif isinstance(step, Deliver):
                     yield step.batch
                 elif isinstance(step, Commit):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional, TypeVar, Union
 
@@ -17,6 +17,7 @@ from .._transport import APICall, RawResponse
 from ..models.post import PostsResponse
 from ._algorithm import (
     DEFAULT_LOOKBACK,
+    MAX_WAIT,
     Commit,
     Deliver,
     Fetch,
@@ -28,8 +29,8 @@ from ._algorithm import (
     to_datetime,
 )
 from ._lease import Lease, LeaseLostError
-from ._skew import ClockSkew
-from .checkpoints import Checkpoint, MemoryCheckpoint, hold, release
+from ._skew import ClockSkew, parse_http_date
+from .checkpoints import Checkpoint, CheckpointMismatchError, MemoryCheckpoint, hold, release
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,7 @@ class _PollerBase:
         self._state: Optional[PollState] = None
         self._pending: Optional[PollState] = None
         self._stopping = False
+        self._warned_date = False
 
     def __repr__(self) -> str:
         return (
@@ -167,7 +169,12 @@ class _PollerBase:
         """The algorithm's actions with the poller's bookkeeping done here, once: the lease
         taken and renewed before each call, delivery and save, calls counted, the budget's
         refusals waited out, stop requests honoured around each wait, the batch in hand
-        remembered until its state is saved. The drivers only perform the steps."""
+        remembered until its state is saved. The drivers only perform the steps.
+
+        The drivers call it on a weak proxy of the poller: a poller nobody holds is then
+        freed at once (no reference cycle waits for the garbage collector), which closes
+        this generator and releases the checkpoint's lock."""
+        checkpoint = self._checkpoint  # released in `finally`, when the poller may be gone
         token = yield from self._take_lease()
         if token == 0:
             return  # stopped while standing by
@@ -179,7 +186,7 @@ class _PollerBase:
             skew=self._skew, from_clock=stored is None and self._since is None,
         )
         result: object = None
-        hold(self._checkpoint)  # a FileCheckpoint's lock, for this poller's life
+        hold(checkpoint)  # a FileCheckpoint's lock, for this poller's life
         try:
             while True:
                 action = algorithm.send(result)
@@ -210,18 +217,39 @@ class _PollerBase:
                     self._committed(action.state)
         finally:
             algorithm.close()
-            release(self._checkpoint)
+            release(checkpoint)
 
     def _dated(self, result: object, sent: datetime) -> object:
         """The answer of a call sent at ``sent`` (local clock), after its ``Date`` header
         (a raw answer's, or an error answer's) fed the skew estimate."""
         received = self._clock()
         if isinstance(result, RawResponse):
-            self._skew.observe(result.headers.get("date"), sent, received)
-            return result.parse()
+            date = result.headers.get("date")
+            self._skew.observe(date, sent, received)
+            parsed = result.parse()
+            if isinstance(parsed, PostsResponse):
+                self._check_date(date, parsed)
+            return parsed
         if isinstance(result, APIStatusError):
             self._skew.observe(result.response.headers.get("date"), sent, received)
         return result
+
+    def _check_date(self, date: object, page: PostsResponse) -> None:
+        """Warn once when an answer's ``Date`` is more than ``lookback`` behind the newest
+        post it served: the header (a cache, a proxy's clock) or the post is wrong, and the
+        poller moves on its posts, never on the header."""
+        served = parse_http_date(date)
+        if served is None or not page.items or self._warned_date:
+            return
+        newest = max(p.created_at for p in page.items)
+        if newest - served > self._config.lookback:
+            self._warned_date = True
+            log.warning(
+                "the service's Date header (%s) is %s behind the newest post it served (%s), "
+                "more than the lookback (%s): a stale cache or a proxy's clock, or a post dated "
+                "ahead; the poller moves on its posts, never on the header; logged once",
+                str(date)[:40], newest - served, newest.isoformat(), self._config.lookback,
+            )
 
     def _take_lease(self) -> Generator[IOStep, object, Optional[int]]:
         """The lease's fencing token once taken (standing by meanwhile), ``None`` without a
@@ -257,7 +285,9 @@ class _PollerBase:
         if self._stop_requested():
             return False
         log.debug("waiting %.1f s (%s)", seconds, reason)
-        step = seconds if self._lease is None else self._lease.renew_every
+        # In slices of at most a day: no sleep, event or timer ever sees a value its
+        # clock arithmetic cannot hold (an OverflowError), however long the wait.
+        step = min(seconds, MAX_WAIT) if self._lease is None else min(self._lease.renew_every, MAX_WAIT)
         remaining = seconds
         while True:
             yield Sleep(min(step, remaining), reason)
@@ -305,12 +335,35 @@ class _PollerBase:
     def _initial_state(self, stored: Optional[PollState]) -> PollState:
         """A stored state wins over ``since``; an empty checkpoint starts at ``since`` or now -
         lookback (on the local clock: the algorithm moves it once an answer dates the service's)."""
+        feed = self._config.feed
         if stored is not None:
+            self._check_feed(stored, feed)
             if self._since is not None:
-                log.info(
-                    "checkpoint found: resuming at %s (since= is ignored)", stored.floor.isoformat()
+                log.warning(
+                    "checkpoint %r found: resuming at %s, so since=%s is ignored (to start at "
+                    "since=, use a new checkpoint path or key, or delete this one)",
+                    self._checkpoint, stored.floor.isoformat(), self._since.isoformat(),
                 )
-            return stored
+            # A checkpoint written before filters were stored adopts this poller's.
+            return stored if stored.filters == feed else replace(stored, filters=feed)
         if self._since is not None:
-            return PollState.start(self._since)
-        return PollState.start(self._clock() - self._config.lookback, undated=True)
+            return PollState.start(self._since, filters=feed)
+        return PollState.start(self._clock() - self._config.lookback, undated=True, filters=feed)
+
+    def _check_feed(self, stored: PollState, feed: Mapping[str, str]) -> None:
+        """Refuse a checkpoint written for other filters: its watermark says nothing of
+        this feed's posts, so resuming from it would skip them in silence."""
+        if stored.filters is None or dict(stored.filters) == dict(feed):
+            return
+        names = sorted(set(stored.filters) | set(feed))
+        differs = [
+            f"{name}: stored {stored.filters.get(name, '(none)')!r}, now {feed.get(name, '(none)')!r}"
+            for name in names
+            if stored.filters.get(name) != feed.get(name)
+        ]
+        raise CheckpointMismatchError(
+            f"checkpoint {self._checkpoint!r} was written by a poller with other filters "
+            f"({'; '.join(differs)}): resuming it would skip this feed's posts. Give this feed "
+            "its own checkpoint (another path or key), or delete this one to start over",
+            differences=differs,
+        )

@@ -44,7 +44,9 @@ class ClockSkew:
     ``offset`` is the estimate (zero until an answer dated it, and within ``NOISE``).
     ``cautious_offset`` is the earlier of it and the newest sample: for bounds where a time
     too late would skip posts, so that a clock stepped forward since the last samples is
-    followed at once, while a single odd ``Date`` can only make the poller more careful.
+    followed at once. The poller adds only its negative part to this machine's clock, so
+    no ``Date`` (one forged sample, a median, a proxy's fast clock) can move a bound later
+    than the local clock alone would: headers can only make the poller more careful.
     """
 
     def __init__(
@@ -85,10 +87,14 @@ class ClockSkew:
         if not self._warned and abs(offset) >= self._warn_at:
             self._warned = True
             side = "behind" if offset > timedelta(0) else "ahead of"
+            how = (
+                "the poller keeps to this machine's clock for its time bounds (a header may "
+                "only make them earlier)" if offset > timedelta(0) else "the poller corrects for it"
+            )
             log.warning(
-                "this machine's clock is %s %s the service's (from its Date header); the poller "
-                "corrects for it, but keep the clock synced (NTP)",
-                _seconds(abs(offset)), side,
+                "this machine's clock is %s %s the service's (from its Date header); %s, but "
+                "keep the clock synced (NTP)",
+                _seconds(abs(offset)), side, how,
             )
 
     @property

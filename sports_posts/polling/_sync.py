@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Generator
 from types import TracebackType
 from typing import Callable, Optional, Union
@@ -42,7 +43,7 @@ class Poller(_PollerBase):
         self._setup(**options)
         self._client = raw_view(client.with_options(max_retries=0))
         self._wake = threading.Event()
-        self._sleep = sleep or self._interruptible_sleep
+        self._sleep = sleep  # None: the interruptible sleep (no bound method kept: no cycle)
         self._run: Optional[Generator[list[Post], None, None]] = None
 
     def _interruptible_sleep(self, seconds: float) -> None:
@@ -115,15 +116,18 @@ class Poller(_PollerBase):
             return exc
 
     def _drive(self) -> Generator[list[Post], None, None]:
+        # Held weakly, as in ``_steps``: a poller nobody holds is freed at once, which
+        # closes this generator and releases the checkpoint's lock.
+        self = weakref.proxy(self)
         if self._stop_requested():
             return
-        steps = self._steps()
+        steps = _PollerBase._steps(self)  # on the proxy: the steps hold the poller weakly
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):
                 result: object = None
                 if isinstance(step, Sleep):
-                    self._sleep(step.seconds)
+                    (self._sleep or self._interruptible_sleep)(step.seconds)
                 elif isinstance(step, Deliver):
                     yield step.batch
                 elif isinstance(step, Commit):

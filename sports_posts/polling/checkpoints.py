@@ -27,6 +27,7 @@ __all__ = [
     "CheckpointConflictError",
     "CheckpointError",
     "CheckpointLockedError",
+    "CheckpointMismatchError",
     "FileCheckpoint",
     "MemoryCheckpoint",
     "RedisCheckpoint",
@@ -57,6 +58,19 @@ class CheckpointLockedError(CheckpointError):
 
     Both would deliver the same posts; the second stops before its first call instead.
     """
+
+
+class CheckpointMismatchError(CheckpointError):
+    """The checkpoint was written by a poller with other filters (another league, say).
+
+    Its watermark says nothing about this feed's posts: resuming from it would skip them in
+    silence. ``differences`` lists each filter that differs, stored and now. Give each feed
+    its own checkpoint (path or key), or delete this one to start over.
+    """
+
+    def __init__(self, message: str, *, differences: Optional[list[str]] = None) -> None:
+        super().__init__(message)
+        self.differences = list(differences or [])
 
 
 def hold(checkpoint: object) -> None:
@@ -125,7 +139,8 @@ class FileCheckpoint:
     A kill in the middle of ``save`` leaves either the old or the new file, never a torn
     one (a stray ``.<name>.*.tmp`` may remain; it is ignored and removed by the next
     save). A file that cannot be read back raises [`CheckpointError`][sports_posts.CheckpointError] naming the
-    path: delete it to start over.
+    path: delete it to start over. So does every file error (a directory that is a file,
+    a lock file that cannot be made, a permission), naming the path and the cause.
 
     A poller holds an OS lock on ``<path>.lock`` for its whole life (``flock``; on
     Windows ``msvcrt.locking``), so a second poller on the same file, in this process or
@@ -148,29 +163,65 @@ class FileCheckpoint:
             st = os.stat(self.path)
         except FileNotFoundError:
             return "absent"
+        except OSError as exc:
+            raise self._error("cannot read", exc) from None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _error(self, doing: str, exc: OSError, path: Optional[Path] = None) -> CheckpointError:
+        """A file error as a ``CheckpointError`` naming the path and the cause."""
+        cause = exc.strerror or type(exc).__name__
+        where = "it" if path is None or path == self.path else str(path)
+        hint = ""
+        if isinstance(exc, (NotADirectoryError, FileExistsError)):
+            hint = " (a file stands where a directory of the path should be)"
+        elif isinstance(exc, PermissionError):
+            hint = " (check the permissions of the file and its directory)"
+        return CheckpointError(f"checkpoint {self.path}: {doing} {where}: {cause}{hint}")
 
     def acquire(self) -> None:
         """Hold this checkpoint for one poller; ``CheckpointLockedError`` when another
         poller holds it, or saved it since this object loaded it (a stale start)."""
         if self._lock is not None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._error("cannot create the directory", exc, self.path.parent) from None
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise self._error("cannot make the lock file", exc, self.lock_path) from None
         try:
             _try_lock(fd)
         except OSError:
             holder = _holder(fd)
             os.close(fd)
+            if holder == str(os.getpid()):
+                raise CheckpointLockedError(
+                    f"{self.path} is in use by another poller of this same process "
+                    f"(process {holder}, lock file {self.lock_path.name}): one still open on "
+                    "this file. Close it first (poller.close() or await poller.aclose(), or use "
+                    "the poller in a `with` / `async with` block, which closes it), or give this "
+                    "one its own file"
+                ) from None
             raise CheckpointLockedError(
                 f"{self.path} is in use by another poller (process {holder}, lock file "
                 f"{self.lock_path.name}): two pollers on one checkpoint would both deliver "
                 "the same posts; stop the other one, or give this one its own file"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        except OSError as exc:
+            os.close(fd)
+            raise self._error("cannot write the lock file", exc, self.lock_path) from None
         self._lock = weakref.finalize(self, os.close, fd)
-        if self._loaded is not None and self._identity() != self._loaded:
+        try:
+            stale = self._loaded is not None and self._identity() != self._loaded
+        except CheckpointError:
+            self.release()
+            raise
+        if stale:
             self.release()
             raise CheckpointLockedError(
                 f"{self.path} was saved by another poller after this one read it; "
@@ -190,7 +241,7 @@ class FileCheckpoint:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise CheckpointError(f"cannot read checkpoint {self.path}: {exc}") from None
+            raise self._error("cannot read", exc) from None
         try:
             return PollState.from_json(data)
         except CheckpointError as exc:
@@ -198,17 +249,25 @@ class FileCheckpoint:
 
     def save(self, state: PollState) -> None:
         directory = self.path.parent
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._error("cannot create the directory", exc, directory) from None
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        except OSError as exc:
+            raise self._error("cannot write a temporary file in", exc, directory) from None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(state.to_json().encode("utf-8"))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise self._error("cannot write", exc) from None
             raise
         _fsync_directory(directory)
         self._remove_stray_temps(keep=tmp)

@@ -204,10 +204,10 @@ def test_a_client_frozen_or_killed_inside_a_call_holds_no_one_up(pg: PostgresPro
 def test_a_mistyped_redis_url_is_a_parameter_error_at_construction(
     make: Callable[[str], Any], secrets_never_leak: Any
 ) -> None:
-    secrets_never_leak.register("pw-secret-typo")  # no log line or error message may show it
+    secrets_never_leak.register("pw_secret_typo")  # no log line or error message may show it
     with pytest.raises(ParameterError) as info:
-        make("redis://:pw-secret-typo@localhost:63799x/0")
-    assert "pw-secret-typo" not in str(info.value) and "63799x" in str(info.value)
+        make("redis://:pw_secret_typo@localhost:63799x/0")
+    assert "pw_secret_typo" not in str(info.value) and "63799x" in str(info.value)
 
 
 @pytest.mark.parametrize("make", [
@@ -220,10 +220,10 @@ def test_a_mistyped_redis_url_is_a_parameter_error_at_construction(
 def test_a_mistyped_postgres_url_is_a_parameter_error_at_construction(
     make: Callable[[str], Any], secrets_never_leak: Any
 ) -> None:
-    secrets_never_leak.register("pw-secret-typo")
+    secrets_never_leak.register("pw_secret_typo")
     with pytest.raises(ParameterError) as info:
-        make("postgresql://test:pw-secret-typo@localhost:54x/postgres")
-    assert "pw-secret-typo" not in str(info.value)
+        make("postgresql://test:pw_secret_typo@localhost:54x/postgres")
+    assert "pw_secret_typo" not in str(info.value)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -231,7 +231,7 @@ def test_a_mistyped_postgres_url_is_a_parameter_error_at_construction(
 def test_an_unreachable_store_is_a_typed_error_and_no_password_shows(
     engine: str, kind: str, secrets_never_leak: Any
 ) -> None:
-    secret = "pw-secret-in-query"
+    secret = "pw_secret_in_query"
     secrets_never_leak.register(secret)  # the suite then checks every log record and error too
     url = (f"redis://127.0.0.1:1/0?password={secret}" if engine == "redis"
            else f"postgresql://test@127.0.0.1:1/postgres?password={secret}")

@@ -189,18 +189,24 @@ def test_a_skewed_clock_from_an_empty_checkpoint_loses_and_repeats_nothing(
     client: SportsPosts, service: FakePostsService, harness: TimeHarness, ahead: timedelta,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """A clock ahead has its start moved back to the service's now - lookback (one extra
+    call); a clock behind keeps its own, earlier start: a ``Date`` never moves a bound later
+    than this machine's clock put it, so the posts of those ten minutes come too."""
     service.dated = True
-    service.publish("before-start", -200.0)  # older than the service's now - lookback: not new
+    service.publish("before-start", -200.0)  # older than the service's now - lookback
     service.publish("in-lookback", -100.0)  # the last three minutes of the service's clock
     expected = ["in-lookback", *live_feed(service)]
+    if ahead < timedelta(0):
+        expected.insert(0, "before-start")  # within the local clock's (earlier) start
     harness.until = T0 + timedelta(minutes=31)
     poller = make_poller(client, harness, clock=skewed(harness.clock, ahead), leagues="NFL")
     with caplog.at_level(logging.WARNING, logger="sports_posts"):
         delivered = ids(list(poller))
-    assert delivered == expected, "every post once, in order, none from before the start"
+    assert delivered == expected, "every post once, in order"
     assert abs(poller.clock_skew + ahead) <= timedelta(seconds=1)
     assert len([r for r in caplog.records if "keep the clock synced" in r.getMessage()]) == 1
-    assert service.requests[0]["since"] != service.requests[1]["since"], "the start was moved"
+    moved = service.requests[0]["since"] != service.requests[1]["since"]
+    assert moved == (ahead > timedelta(0)), "only a start in the service's future is moved"
     assert poller.state is not None and poller.state.floor <= harness.clock.now
 
 
@@ -295,19 +301,23 @@ def test_a_clock_stepped_forward_mid_run_loses_nothing(
     assert ids(list(poller)) == expected
 
 
-def test_a_future_watermark_is_still_refused_when_the_service_agrees_it_is_future(
-    client: SportsPosts, service: FakePostsService, harness: TimeHarness
+def test_a_watermark_only_the_date_calls_future_is_resumed_with_a_warning(
+    client: SportsPosts, service: FakePostsService, harness: TimeHarness,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A clock ten minutes ahead would pass a state eight minutes ahead of the service; the
-    first answer's Date shows it is in the future, so it is refused, nothing delivered."""
+    """A clock ten minutes ahead passes a state eight minutes ahead of the service. The
+    first answer's Date says it is in the future, but a header cannot refuse a state (a
+    stale cached Date would then refuse every valid checkpoint): the poller resumes, as
+    with the local clock alone, and says why the clock should be synced."""
     service.dated = True
     service.publish("p1", 10.0)
     future = PollState.start(T0 + timedelta(minutes=8))
     checkpoint = MemoryCheckpoint(future)
+    harness.until = T0 + timedelta(minutes=2)
     poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, TEN_MINUTES))
-    with pytest.raises(CheckpointError, match="ahead of the clock"):
-        next(iter(poller))
-    assert len(service.requests) == 1 and checkpoint.load() == future
+    with caplog.at_level(logging.WARNING, logger="sports_posts"):
+        assert ids(list(poller)) == []
+    assert len([r for r in caplog.records if "a header cannot refuse a state" in r.getMessage()]) == 1
 
 
 def test_a_date_on_an_error_answer_counts(

@@ -1,0 +1,39 @@
+"""``sports-posts poll`` on a checkpoint written for other filters (issue 30, item 3)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from sports_posts.cli import main
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out=out, err=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def no_service_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SPORTS_POSTS_API_KEY", raising=False)
+    monkeypatch.delenv("SPORTS_POSTS_BASE_URL", raising=False)
+
+
+def poll(league: str, checkpoint: Path, *extra: str) -> tuple[int, str, str]:
+    return run("poll", "--leagues", league, "--since", "2000-01-01T00:00:00Z", "--max-batches", "1",
+               "--checkpoint", str(checkpoint), "--json", *extra)
+
+
+def test_a_checkpoint_of_another_league_is_refused_and_says_what_differs(tmp_path: Path) -> None:
+    """The old command polled NBA from an NFL checkpoint and printed none of its posts."""
+    checkpoint = tmp_path / "feed.json"
+    status, out, err = poll("NFL", checkpoint)
+    assert status == 0 and out, err
+    status, out, err = poll("NBA", checkpoint)
+    assert status != 0 and out == ""
+    assert "leagues: stored 'NFL', now 'NBA'" in err
+    assert "its own checkpoint" in err
+
