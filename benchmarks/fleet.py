@@ -27,7 +27,7 @@ def bench_fleet(quick: bool, bench: ModuleType) -> None:
     def ratio(name: str, ours: Callable[[], Any], raw: Callable[[], Any], unit: str) -> None:
         # The tables grow as the rounds run, and a round on a fresher table is faster: the
         # best rounds would compare the first ones, whichever side they fell to (a best-of
-        # ratio swung from 0.6x to 1.3x between runs while the pairs' median stayed at 0.92x).
+        # ratio swung widely between runs while the pairs' median held).
         # So both sides first bring the tables to size, and the figure is the median ratio
         # of the interleaved pairs, each pair run on tables of the same size.
         for _ in range(number):
@@ -111,7 +111,9 @@ def _redis(url: str, ratio: Callable[..., None]) -> None:
 
     def raw_call(call: tuple[str, list[str], list[Any]]) -> Any:
         source, keys, args = call
-        sha = scripts.get(source) or scripts.setdefault(source, raw.script_load(source))
+        if source not in scripts:
+            scripts[source] = str(raw.script_load(source))
+        sha = scripts[source]
         return raw.evalsha(sha, len(keys), *keys, *args)
 
     def ours_round() -> None:

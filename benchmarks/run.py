@@ -18,7 +18,6 @@ import hmac
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import httpx
 
 from benchmarks import dedupe, receiver
 from benchmarks._data import page_bytes
+from benchmarks._net import free_port, wait_port
 from benchmarks.sandbox_load import bench_sandbox
 
 RESULTS: list[Result] = []
@@ -81,25 +81,6 @@ def compare(
     return min(times["ours"]) / min(times["baseline"]), statistics.median(pairs)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("benchmark server exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("benchmark server did not start")
-
-
 # --------------------------------------------------------------------------- client
 
 
@@ -112,9 +93,8 @@ def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
     """``call`` (a ``measure_*`` function of this module, as Python source) in fresh
     interpreters: the median of their figures, each key apart, plus every process's figures.
 
-    A process's memory layout and hash seed move a same-process ratio by several percent
-    (the parse-only control went from 1.01x to 1.09x between two runs of the same code);
-    pyperf runs its workers in fresh processes for the same reason. The median of three
+    A process's memory layout and hash seed move a same-process ratio between two runs of
+    the same code; pyperf runs its workers in fresh processes for the same reason. The median of three
     processes is not moved by one unlucky layout.
     """
     runs = []
@@ -226,7 +206,10 @@ def measure_parse(quick: bool) -> dict[str, float]:
     """One process's figures for ``bench_parse``: best and median ratios."""
     from benchmarks._floor import parse_plain, parse_plain_with_authors
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import parse_response
+    from sports_posts._transport import parse_answer
+
+    def parse_response(call: Any, response: httpx.Response) -> Any:
+        return parse_answer(call, response.status_code, response.content, lambda: response)
 
     body = page_bytes(100)
     response = httpx.Response(200, content=body)

@@ -83,14 +83,14 @@ class Server:
     """One server process on a free loopback port; ``with Server(...) as url:``."""
 
     def __init__(self, kind: str, arg: str) -> None:
-        from benchmarks.run import free_port
+        from benchmarks._net import free_port
 
         self.port = free_port()
         self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.sandbox_load", "--serve", kind, arg,
                                       str(self.port)])
 
     def __enter__(self) -> Server:
-        from benchmarks.run import wait_port
+        from benchmarks._net import wait_port
 
         wait_port(self.port, self.proc, timeout=600.0)  # a world of 100,000 posts takes a while to build
         return self

@@ -7,44 +7,66 @@ rest at start-up.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._errors import (
-    APIConnectionError,
-    APIResponseValidationError,
-    APIStatusError,
-    APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    GoneError,
-    InternalServerError,
-    InvalidParameterError,
-    InvalidRequestError,
-    NotFoundError,
-    PageLimitError,
-    PaginationError,
-    ParameterError,
-    PaymentRequiredError,
-    PermissionDeniedError,
-    RateLimitError,
-    ResponseTooLargeError,
-    SignatureVerificationError,
-    SinceIdNotFoundError,
-    SportsPostsError,
-    WebhookPayloadError,
-)
-from ._version import __version__
-from ._warnings import CombinedModesWarning, SportsPostsWarning
+from ._lazy import attach
 
-if TYPE_CHECKING:
-    from ._budget import BudgetDraw, BudgetExhaustedError, BudgetStatus, CallBudget
-    from ._client import AsyncSportsPosts, SportsPosts
+if TYPE_CHECKING:  # the same names, for type checkers and IDEs
+    from ._budget import (
+        BudgetDraw,
+        BudgetExhaustedError,
+        BudgetStatus,
+        CallBudget,
+    )
+    from ._client import (
+        AsyncSportsPosts,
+        SportsPosts,
+    )
     from ._params import Unchecked
+    from ._errors import (
+        APIConnectionError,
+        APIResponseValidationError,
+        APIStatusError,
+        APITimeoutError,
+        AuthenticationError,
+        BadRequestError,
+        GoneError,
+        InternalServerError,
+        InvalidParameterError,
+        InvalidRequestError,
+        NotFoundError,
+        PageLimitError,
+        PaginationError,
+        ParameterError,
+        PaymentRequiredError,
+        PermissionDeniedError,
+        RateLimitError,
+        ResponseTooLargeError,
+        SignatureVerificationError,
+        SinceIdNotFoundError,
+        SportsPostsError,
+        WebhookPayloadError,
+    )
     from ._stores import CoordinationError
-    from ._transport import RawResponse, RequestOptions
-    from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
-    from .models.ids import IdItem, IdList, Team, TeamList
+    from ._transport import (
+        RawResponse,
+        RequestOptions,
+    )
+    from ._version import __version__
+    from ._warnings import CombinedModesWarning, SportsPostsWarning
+    from .models.account import (
+        AccountInformation,
+        BillingCycle,
+        Company,
+        ComplianceList,
+        Usage,
+    )
+    from .models.ids import (
+        IdItem,
+        IdList,
+        Team,
+        TeamList,
+    )
     from .models.post import (
         Author,
         Media,
@@ -54,7 +76,10 @@ if TYPE_CHECKING:
         TaggedPlayer,
         TaggedTeam,
     )
-    from .pagination import AsyncPage, SyncPage
+    from .pagination import (
+        AsyncPage,
+        SyncPage,
+    )
     from .polling import (
         AsyncPoller,
         Checkpoint,
@@ -68,126 +93,70 @@ if TYPE_CHECKING:
     )
     from .polling.checkpoints import CheckpointLockedError, CheckpointMismatchError
 
-_LAZY = {
-    "CheckpointLockedError": ".polling.checkpoints",
-    "CheckpointMismatchError": ".polling.checkpoints",
-    "RawResponse": "._transport",
-    "RequestOptions": "._transport",
-    "AccountInformation": ".models.account",
-    "AsyncPage": ".pagination",
-    "AsyncPoller": ".polling",
-    "AsyncSportsPosts": "._client",
-    "Author": ".models.post",
-    "BillingCycle": ".models.account",
+# Each public name and the module that defines it, one a line.
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "APIConnectionError": "._errors",
+    "APIResponseValidationError": "._errors",
+    "APIStatusError": "._errors",
+    "APITimeoutError": "._errors",
+    "AuthenticationError": "._errors",
+    "BadRequestError": "._errors",
+    "GoneError": "._errors",
+    "InternalServerError": "._errors",
+    "InvalidParameterError": "._errors",
+    "InvalidRequestError": "._errors",
+    "NotFoundError": "._errors",
+    "PageLimitError": "._errors",
+    "PaginationError": "._errors",
+    "ParameterError": "._errors",
+    "PaymentRequiredError": "._errors",
+    "PermissionDeniedError": "._errors",
+    "RateLimitError": "._errors",
+    "ResponseTooLargeError": "._errors",
+    "SignatureVerificationError": "._errors",
+    "SinceIdNotFoundError": "._errors",
+    "SportsPostsError": "._errors",
+    "WebhookPayloadError": "._errors",
+    "__version__": "._version",
+    "CombinedModesWarning": "._warnings",
+    "SportsPostsWarning": "._warnings",
     "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
     "BudgetStatus": "._budget",
     "CallBudget": "._budget",
+    "AsyncSportsPosts": "._client",
+    "SportsPosts": "._client",
+    "Unchecked": "._params",
+    "CoordinationError": "._stores",
+    "RawResponse": "._transport",
+    "RequestOptions": "._transport",
+    "AccountInformation": ".models.account",
+    "BillingCycle": ".models.account",
+    "Company": ".models.account",
+    "ComplianceList": ".models.account",
+    "Usage": ".models.account",
+    "IdItem": ".models.ids",
+    "IdList": ".models.ids",
+    "Team": ".models.ids",
+    "TeamList": ".models.ids",
+    "Author": ".models.post",
+    "Media": ".models.post",
+    "Pagination": ".models.post",
+    "Post": ".models.post",
+    "PostsResponse": ".models.post",
+    "TaggedPlayer": ".models.post",
+    "TaggedTeam": ".models.post",
+    "AsyncPage": ".pagination",
+    "SyncPage": ".pagination",
+    "AsyncPoller": ".polling",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
     "CheckpointError": ".polling",
-    "Company": ".models.account",
-    "ComplianceList": ".models.account",
-    "CoordinationError": "._stores",
     "FileCheckpoint": ".polling",
-    "IdItem": ".models.ids",
-    "IdList": ".models.ids",
-    "Media": ".models.post",
     "MemoryCheckpoint": ".polling",
-    "Pagination": ".models.post",
-    "PollState": ".polling",
     "Poller": ".polling",
-    "Post": ".models.post",
-    "PostsResponse": ".models.post",
+    "PollState": ".polling",
     "RedisCheckpoint": ".polling",
-    "SportsPosts": "._client",
-    "SyncPage": ".pagination",
-    "TaggedPlayer": ".models.post",
-    "TaggedTeam": ".models.post",
-    "Team": ".models.ids",
-    "TeamList": ".models.ids",
-    "Unchecked": "._params",
-    "Usage": ".models.account",
-}
-"""Where each public name lives, for ``__getattr__``."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
-__all__ = [
-    "APIConnectionError",
-    "APIResponseValidationError",
-    "APIStatusError",
-    "APITimeoutError",
-    "AccountInformation",
-    "AsyncPage",
-    "AsyncPoller",
-    "AsyncSportsPosts",
-    "AuthenticationError",
-    "Author",
-    "BadRequestError",
-    "BillingCycle",
-    "BudgetDraw",
-    "BudgetExhaustedError",
-    "BudgetStatus",
-    "CallBudget",
-    "Checkpoint",
-    "CheckpointConflictError",
-    "CheckpointError",
-    "CheckpointLockedError",
-    "CheckpointMismatchError",
-    "Company",
-    "ComplianceList",
-    "CombinedModesWarning",
-    "CoordinationError",
-    "FileCheckpoint",
-    "GoneError",
-    "IdItem",
-    "IdList",
-    "InternalServerError",
-    "InvalidParameterError",
-    "InvalidRequestError",
-    "Media",
-    "MemoryCheckpoint",
-    "NotFoundError",
-    "PageLimitError",
-    "Pagination",
-    "PaginationError",
-    "ParameterError",
-    "PaymentRequiredError",
-    "PermissionDeniedError",
-    "PollState",
-    "Poller",
-    "Post",
-    "PostsResponse",
-    "RateLimitError",
-    "RawResponse",
-    "RedisCheckpoint",
-    "RequestOptions",
-    "ResponseTooLargeError",
-    "SignatureVerificationError",
-    "SinceIdNotFoundError",
-    "SportsPosts",
-    "SportsPostsError",
-    "SportsPostsWarning",
-    "SyncPage",
-    "TaggedPlayer",
-    "TaggedTeam",
-    "Team",
-    "TeamList",
-    "Unchecked",
-    "Usage",
-    "WebhookPayloadError",
-    "__version__",
-]
+    "CheckpointLockedError": ".polling.checkpoints",
+    "CheckpointMismatchError": ".polling.checkpoints",
+}, eager=("._errors", "._version", "._warnings"))

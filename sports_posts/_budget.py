@@ -189,7 +189,7 @@ class BudgetStatus:
     month: str
 
 
-def _positive(name: str, value: Any) -> Optional[int]:
+def _positive(name: str, value: object) -> Optional[int]:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -361,7 +361,7 @@ def _or_minus(bound: Optional[int]) -> int:
     return -1 if bound is None else bound
 
 
-def _used(value: Any) -> int:
+def _used(value: object) -> int:
     usage = getattr(value, "usage", None)
     if usage is not None:
         value = usage.current_calls

@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:  # the HTTP stack is loaded by the clients, not by a script that only verifies webhooks
-    from ._http import Request, Response
+    from httpx import Request, Response  # what _http takes its annotations from (no import circle)
 
 __all__ = [
     "APIConnectionError",

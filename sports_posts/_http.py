@@ -319,7 +319,7 @@ def library_request(
     """``method address?query`` (``?query`` left out when empty): the request the library's
     own ``Request(method, ...)`` makes of it, same URL, headers and body.
 
-    Parsing the URL is most of the cost of building a request (9 of 15 µs on httpx), and a
+    Parsing the URL is most of the cost of building a request (docs/performance.md), and a
     client sends its calls to a handful of addresses: for a GET (every endpoint of the
     service) each is parsed once, and a call's ``query`` (``PLAIN_QUERY``, which the parse
     would leave as it is) is set on a copy of that parse. Any other method, a query that

@@ -88,7 +88,6 @@ __all__ = [
     "call_flow",
     "exchange_flow",
     "parse_http_date",
-    "parse_response",
     "retry_policy",
     "split_request_options",
 ]
@@ -255,8 +254,10 @@ def check_max_response_bytes(value: object) -> int:
 
 
 def check_auth_scheme(value: object) -> AuthScheme:
-    if value == "bearer" or value == "bare":
-        return value
+    if value == "bearer":
+        return "bearer"
+    if value == "bare":
+        return "bare"
     raise ParameterError(f"auth_scheme must be 'bearer' or 'bare', got {value!r}", parameter="auth_scheme")
 
 
@@ -681,11 +682,10 @@ def redact_body(body: bytes, secret: str) -> bytes:
     before anything parses it: no model, error or log can then hold the key.
 
     Every answer pays this scan, so it takes CPython's fastest search for it: ``rfind``
-    (a skip search: 8 µs over a 96 KB page for a 9-byte key, against 26 µs for ``in``,
-    whose two-way search CPython picks for long bodies). Its worst case, a body built
-    against the key, costs up to about half the key's length in comparisons per byte, so
-    it is kept to keys of at most ``SHORT_KEY`` bytes (57 ms over 8 MiB at worst);
-    longer keys take the linear two-way search, which is as fast for them."""
+    (a skip search, faster on a page than the two-way search ``in`` picks for long
+    bodies). Its worst case, a body built against the key, costs up to about half the
+    key's length in comparisons per byte, so it is kept to keys of at most ``SHORT_KEY``
+    bytes; longer keys take the linear two-way search, which is as fast for them."""
     raw_secret = secret.encode("ascii")
     if not raw_secret:
         return body
@@ -782,7 +782,6 @@ class BodyReader:
         self._chunks: list[bytes] = []
         self._size = 0
         self._cap = limit
-        self._cut = False
         self._inflater: Optional[_Inflater] = None
         self._status = 0
 
@@ -837,7 +836,6 @@ class BodyReader:
             if self._status and not 200 <= self._status < 300:
                 self._chunks.append(part[:room])
                 self._size = self._cap
-                self._cut = True
                 return False
             self._over()
         if part:
@@ -858,11 +856,6 @@ class BodyReader:
             limit=self.limit,
         )
 
-    @property
-    def cut(self) -> bool:
-        """Whether an error body was cut at its bound."""
-        return self._cut
-
     def body(self) -> bytes:
         """Every decoded byte read (the inflater was drained after each chunk)."""
         return b"".join(self._chunks)
@@ -878,11 +871,6 @@ class BodyReader:
 
 # ---------------------------------------------------------------------------------------
 # From an answer to a model or a typed error
-
-
-def parse_response(call: APICall[T], response: Response) -> T:
-    """The model of a 2xx answer, or the typed error of any other."""
-    return parse_answer(call, response.status_code, response.content, lambda: response)
 
 
 def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], Response]) -> T:
@@ -912,9 +900,9 @@ def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], 
 def _collection_paused() -> Iterator[None]:
     """Pause automatic garbage collection while a body becomes models.
 
-    A page of 100 posts creates about 2,000 tracked objects, all reachable: the collections
-    they trigger scan them and free nothing (measured: parsing 3.2x json.loads with them,
-    1.7x without). One collection after the parse does that work once. If another thread
+    A page of posts creates thousands of tracked objects, all reachable: the collections
+    they trigger scan them and free nothing, again and again during one parse. One
+    collection after the parse does that work once. If another thread
     disabled the collector meanwhile, it stays as this thread found it at the start.
     """
     if not gc.isenabled():
@@ -930,7 +918,7 @@ def _collection_paused() -> Iterator[None]:
 def response_validation_error(exc: ValidationError, response: Response) -> APIResponseValidationError:
     """Name the first offending field of a 2xx body that does not match the spec."""
     errors = exc.errors(include_url=False, include_input=False)
-    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc)}
+    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc), "input": None}
     where = ".".join(str(part) for part in first.get("loc", ()))
     if first.get("type") == "json_invalid":
         message = f"the {response.status_code} answer's body is not valid JSON: {first.get('msg')}"
@@ -1267,10 +1255,6 @@ class RawResponse(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
-
-
-def _same(value: T) -> T:
-    return value
 
 
 class SyncRequester(Protocol):

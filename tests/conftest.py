@@ -15,6 +15,47 @@ from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak 
 os.environ.setdefault("SPORTS_POSTS_HTTP_STACK", "httpx")
 
 
+# The slow tiers, by test file name (a file moved to another folder keeps its tier) or by
+# "file::test" for one test of a file that is otherwise quick. Each gets its tier's marker
+# and ``slow``: CI runs the whole suite on the newest Python and ``-m "not slow"`` on the oldest.
+SLOW_TIERS = {
+    "test_layers.py::test_every_module_imports_alone_in_a_fresh_interpreter": "processes",
+    "test_checkpoint_lock.py": "processes",
+    "test_checkpoints.py::test_file_checkpoint_survives_sigkill_in_the_middle_of_writes": "processes",
+    "test_crashes.py": "processes",
+    "test_examples.py": "processes",
+    "test_fleet_benchmark.py": "processes",
+    "test_fleet_crashes.py": "processes",
+    "test_fleet_example.py": "processes",
+    "test_fleet_processes.py": "processes",
+    "test_fleet_worker_example.py": "processes",
+    "test_pytest_plugin.py": "processes",
+    "test_store_faults.py": "processes",
+    "test_snippet_rules.py::test_a_test_file_block_runs_under_pytest": "processes",
+    "test_webhook_lazy_import.py": "processes",
+    "test_webhook_multiprocess.py": "processes",
+    "test_readme_polling.py": "docs",
+    "test_site.py": "docs",
+    "test_snippets.py": "docs",
+    "test_webhooks_testing_block.py": "docs",
+    "test_client_options.py::test_fuzz_client_options_only_raise_sdk_errors": "fuzz",
+    "test_params_fuzz.py": "fuzz",
+    "test_properties.py": "fuzz",
+    "test_sandbox_contract.py": "fuzz",
+    "test_webhook_fuzz.py": "fuzz",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.path.name
+        test = getattr(item, "originalname", item.name)
+        tier = SLOW_TIERS.get(f"{name}::{test}") or SLOW_TIERS.get(name)
+        if tier is not None:
+            item.add_marker(tier)
+            item.add_marker("slow")
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """Async tests run on asyncio (the anyio pytest plugin ships with httpx's anyio)."""

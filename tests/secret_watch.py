@@ -69,12 +69,10 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
 
     import sports_posts._errors as errors
     import sports_posts._transport as transport
-    import sports_posts.webhooks.signature as signature
 
     watch = SecretWatch()
     original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]
     original_new = hmac.new
-    original_states = signature._hmac_states
     original_init = errors.SportsPostsError.__init__
 
     def resolve(cls: type, **kwargs: object) -> object:
@@ -82,13 +80,9 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
         watch.notice(config.api_key)
         return config
 
-    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's signer
+    def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's and the SDK's signers
         watch.notice(key)
         return original_new(key, msg, digestmod)  # type: ignore[arg-type]
-
-    def states(secret: object) -> object:  # the SDK's own HMAC derives its states per secret
-        watch.notice(secret)
-        return original_states(secret)  # type: ignore[arg-type]
 
     def init(self: Exception, *args: object, **kwargs: object) -> None:
         original_init(self, *args, **kwargs)
@@ -96,7 +90,6 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
 
     transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
     hmac.new = new  # type: ignore[assignment]
-    signature._hmac_states = states  # type: ignore[assignment]
     errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
     sdk_logger = logging.getLogger("sports_posts")
     previous_level = sdk_logger.level
@@ -110,7 +103,6 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
         sdk_logger.setLevel(previous_level)
         transport.ClientConfig.resolve = classmethod(original_resolve)  # type: ignore[method-assign,assignment]
         hmac.new = original_new
-        signature._hmac_states = original_states
         errors.SportsPostsError.__init__ = original_init  # type: ignore[method-assign]
     assert not watch.leaks, "secrets leaked outside any test (a fixture's teardown):\n" + "\n".join(watch.leaks[:20])
 

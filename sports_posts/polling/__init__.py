@@ -4,74 +4,72 @@ The algorithm (``._algorithm``) is written once without I/O; ``Poller`` and
 ``AsyncPoller`` only run its actions. See docs/pagination-and-polling.md.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING
 
-from .._params import PollFilters
-from ._algorithm import (
-    DEFAULT_LIMIT,
-    DEFAULT_LOOKBACK,
-    Action,
-    CheckpointError,
-    Commit,
-    Deliver,
-    Fetch,
-    PollConfig,
-    PollState,
-    Sleep,
-    poll_cycles,
-)
-from ._async import AsyncPoller
-from ._lease import Lease, LeaseLostError, LeaseStatus
-from ._skew import ClockSkew
-from ._sync import Poller
-from .checkpoints import (
-    Checkpoint,
-    CheckpointConflictError,
-    CheckpointLockedError,
-    CheckpointMismatchError,
-    FileCheckpoint,
-    MemoryCheckpoint,
-    RedisCheckpoint,
-)
+from .._lazy import attach
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the same names, for type checkers and IDEs
+    from .._params import PollFilters
+    from ._algorithm import (
+        DEFAULT_LIMIT,
+        DEFAULT_LOOKBACK,
+        Action,
+        CheckpointError,
+        Commit,
+        Deliver,
+        Fetch,
+        PollConfig,
+        PollState,
+        Sleep,
+        poll_cycles,
+    )
+    from ._async import AsyncPoller
+    from ._lease import (
+        Lease,
+        LeaseLostError,
+        LeaseStatus,
+    )
     from ._postgres import PostgresCheckpoint
+    from ._skew import ClockSkew
+    from ._sync import Poller
+    from .checkpoints import (
+        Checkpoint,
+        CheckpointConflictError,
+        CheckpointLockedError,
+        CheckpointMismatchError,
+        FileCheckpoint,
+        MemoryCheckpoint,
+        RedisCheckpoint,
+    )
 
-
-def __getattr__(name: str) -> object:
-    # PostgresCheckpoint loads on first use, like the rest of the package's names.
-    if name == "PostgresCheckpoint":
-        from ._postgres import PostgresCheckpoint
-
-        return PostgresCheckpoint
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "DEFAULT_LIMIT",
-    "DEFAULT_LOOKBACK",
-    "Action",
-    "AsyncPoller",
-    "Checkpoint",
-    "CheckpointConflictError",
-    "CheckpointError",
-    "CheckpointLockedError",
-    "CheckpointMismatchError",
-    "ClockSkew",
-    "Commit",
-    "Deliver",
-    "Fetch",
-    "FileCheckpoint",
-    "Lease",
-    "LeaseLostError",
-    "LeaseStatus",
-    "MemoryCheckpoint",
-    "PollConfig",
-    "PollFilters",
-    "PollState",
-    "Poller",
-    "PostgresCheckpoint",
-    "RedisCheckpoint",
-    "Sleep",
-    "poll_cycles",
-]
+# Each public name and the module that defines it, one a line.
+__getattr__, __dir__, __all__ = attach(__name__, {
+    "Action": "._algorithm",
+    "AsyncPoller": "._async",
+    "Checkpoint": ".checkpoints",
+    "CheckpointConflictError": ".checkpoints",
+    "CheckpointLockedError": ".checkpoints",
+    "CheckpointMismatchError": ".checkpoints",
+    "CheckpointError": "._algorithm",
+    "ClockSkew": "._skew",
+    "Commit": "._algorithm",
+    "DEFAULT_LIMIT": "._algorithm",
+    "DEFAULT_LOOKBACK": "._algorithm",
+    "Deliver": "._algorithm",
+    "Fetch": "._algorithm",
+    "FileCheckpoint": ".checkpoints",
+    "Lease": "._lease",
+    "LeaseLostError": "._lease",
+    "LeaseStatus": "._lease",
+    "MemoryCheckpoint": ".checkpoints",
+    "PollConfig": "._algorithm",
+    "PollFilters": ".._params",
+    "PollState": "._algorithm",
+    "Poller": "._sync",
+    "RedisCheckpoint": ".checkpoints",
+    "Sleep": "._algorithm",
+    "poll_cycles": "._algorithm",
+    "PostgresCheckpoint": "._postgres",
+}, eager=(".._params", "._algorithm", "._async", "._lease", "._skew", "._sync", ".checkpoints"))

@@ -68,15 +68,15 @@ __all__ = [
 log = logging.getLogger("sports_posts.polling")
 
 STATE_VERSION = 1
-DEFAULT_LOOKBACK = timedelta(seconds=180)
+DEFAULT_LOOKBACK: timedelta = timedelta(seconds=180)
 """Two minutes of indexing delay (spec 1: "indexed within seconds") plus one minute for
 clock skew between the platform's ``created_at`` and the service, and for the cycle's own
 duration."""
 DEFAULT_LIMIT = 100
+"""The largest page of the machine-readable description: fewer calls per busy cycle."""
 REFERENCE_PAGE_MAX_LIMIT = 50
 """The reference page's maximum page size; the poller falls back to it when a service that
 follows that page rejects the machine-readable description's 100 (spec 4.1 discrepancy)."""
-"""The largest page of the machine-readable description: fewer calls per busy cycle."""
 MAX_PAGES_PER_CYCLE = 1000
 """Pages one cycle may read: 100,000 posts at ``limit=100`` in one window is no real feed,
 but a service that claims ``has_next`` forever would otherwise cost calls forever."""

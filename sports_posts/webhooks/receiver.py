@@ -27,38 +27,36 @@ Other answers:
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
-import json
 import logging
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Coroutine, Generator, Iterator
+from collections.abc import Awaitable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from .. import _checks
-from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
+from .._errors import ParameterError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
+from . import _decision as decision
+from ._decision import WebhookResponse
 from ._inbox_protocol import Inbox
 from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
-from .errors import ReplayedWebhookError, StoreDataLostError
 from .events import (
     DEFAULT_CLOCK_SKEW,
     DEFAULT_TOLERANCE,
     WebhookEvent,
-    _verified_event,
     check_durations,
-    check_sent_at,
     parse_event,
 )
 from .filters import SubscriptionFilter
 from .inbox import InboxEntry
 from .signature import Headers, Payload, Secret, _secret_keys, signature_and_delivery
+
+_response = decision.response
 
 __all__ = ["DEFAULT_HANDLER_TIMEOUT", "Handler", "WebhookReceiver", "WebhookResponse"]
 
@@ -68,60 +66,9 @@ Handler = Callable[[WebhookEvent], Union[None, Awaitable[None]]]
 """``def handler(event)`` or ``async def handler(event)``; raise to have the event retried."""
 
 DEFAULT_HANDLER_TIMEOUT = 8.0
+"""Seconds an answer may take without an inbox, handler included: under the service's 10."""
 MAX_WORKERS_LIMIT = 1024
 """The most handler threads a receiver starts: more is a typo, not a pool size."""
-"""Seconds an answer may take without an inbox, handler included: under the service's 10."""
-
-_JSON = (("content-type", "application/json"),)
-
-# What a claim attempt asks its driver to do: call the store, or wait a little.
-_Step = Generator[tuple[str, float], Any, str]
-
-
-@dataclass(frozen=True)
-class WebhookResponse:
-    """What to answer the service: any framework turns this into its own response.
-
-    Unpacks as ``status, body = receiver.handle(...)``.
-    """
-
-    status_code: int
-    body: bytes
-    headers: tuple[tuple[str, str], ...] = _JSON
-    outcome: str = ""
-    """``accepted``, ``duplicate``, ``in_progress``, ``ignored``, ``invalid_signature``, ..."""
-    event: Optional[WebhookEvent] = field(default=None, repr=False, compare=False)
-
-    @property
-    def status(self) -> int:
-        """The HTTP status (same as ``status_code``)."""
-        return self.status_code
-
-    @property
-    def ok(self) -> bool:
-        """Whether the service will count this answer as a success (any 2xx)."""
-        return 200 <= self.status_code < 300
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.status_code, self.body))
-
-
-@functools.cache  # a handful of (status, outcome) pairs: encode each once
-def _body(status_code: int, outcome: str) -> bytes:
-    ok = 200 <= status_code < 300
-    return json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
-
-
-def _response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
-    return WebhookResponse(status_code, _body(status_code, outcome), _JSON, outcome, event)
-
-
-@functools.lru_cache(maxsize=64)  # a few fixed messages per header name: bounded all the same
-def _refusal(status_code: int, outcome: str, error: str) -> WebhookResponse:
-    """A refusal that says why in ``error`` (which header is missing, say): no secret, no body."""
-    body = json.dumps({"ok": False, "status": outcome, "error": error}, separators=(",", ":"))
-    return WebhookResponse(status_code, body.encode(), _JSON, outcome)
-
 
 def _seconds(name: str, value: object, *, below: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < below:
@@ -229,20 +176,11 @@ class WebhookReceiver:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
-        return self._handle_found(body, signature, delivery_id)
-
-    async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
-        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
-        signature, delivery_id = signature_and_delivery(headers, self.header_names)
-        return await self._handle_found_async(body, signature, delivery_id)
-
-    # The adapters read the signature and delivery id in the same pass over the headers as
-    # the Content-Length, and call these directly.
-
-    def _handle_found(self, body: Payload, signature: Optional[str], delivery_id: Optional[str]) -> WebhookResponse:
         started = time.monotonic()
-        response, event = self._verify(body, signature, delivery_id)
+        response, event = decision.verify(
+            body, signature, delivery_id, secret=self._secret, header_names=self.header_names,
+            tolerance=self._tolerance, clock_skew=self._clock_skew, now=self._clock(), filter=self.filter,
+        )
         if event is None:
             assert response is not None
             return response
@@ -251,18 +189,23 @@ class WebhookReceiver:
             claimed = self.store.claim(key)  # the usual delivery: one store call decides
             outcome = "claimed" if claimed else self._drive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
-            return self._store_failed(key, event, exc)
+            return decision.store_failed(key, event, exc)
         if outcome != "claimed":
-            return self._not_claimed(outcome, event)
+            return decision.not_claimed(outcome, event)
         if self.inbox is not None:
             return self._enqueue(body, event, key)
         return self._run_inline(event, key, started)
 
-    async def _handle_found_async(
-        self, body: Payload, signature: Optional[str], delivery_id: Optional[str]
-    ) -> WebhookResponse:
+    async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
+        """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
+        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
+        signature, delivery_id = signature_and_delivery(headers, self.header_names)
         started = time.monotonic()
-        response, event = self._verify(body, signature, delivery_id)  # CPU only: no reason to leave the loop
+        # CPU only: no reason to leave the loop.
+        response, event = decision.verify(
+            body, signature, delivery_id, secret=self._secret, header_names=self.header_names,
+            tolerance=self._tolerance, clock_skew=self._clock_skew, now=self._clock(), filter=self.filter,
+        )
         if event is None:
             assert response is not None
             return response
@@ -271,57 +214,18 @@ class WebhookReceiver:
             claimed = await self._astore("claim", key)  # the usual delivery: one store call decides
             outcome = "claimed" if claimed else await self._adrive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
-            return self._store_failed(key, event, exc)
+            return decision.store_failed(key, event, exc)
         if outcome != "claimed":
-            return self._not_claimed(outcome, event)
+            return decision.not_claimed(outcome, event)
         if self.inbox is not None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(None, self._enqueue, body, event, key)
         return await self._arun_inline(event, key, started)
 
-    def _verify(
-        self, body: Payload, signature: Optional[str], delivery_id: Optional[str]
-    ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
-        """The answer when the request ends here, else the verified event still to be claimed."""
-        try:
-            event = _verified_event(body, signature, delivery_id, self._secret, self.header_names)
-            check_sent_at(event, self._tolerance, self._clock_skew, self._clock())
-        except ReplayedWebhookError as exc:
-            logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
-            return _response(400, "outside_replay_window"), None
-        except SignatureVerificationError as exc:
-            logger.warning("webhook rejected (401): %s", exc)
-            return _refusal(401, "invalid_signature", str(exc)), None
-        except WebhookPayloadError as exc:
-            logger.warning("signed webhook body rejected (400): %s", exc)
-            return _response(400, "invalid_payload"), None
-        except Exception:  # a bug must not become a 500 with a traceback for the sender
-            logger.exception("webhook could not be verified")
-            return _response(503, "error"), None
-        if self.filter is not None and not self.filter.matches(event):
-            logger.info("webhook %s (delivery %s) ignored by the filter", event.dedupe_key, event.delivery_id)
-            return _response(200, "ignored", event), None
-        return None, event
+    def _claim_steps(self, key: str, started: float) -> decision.Step:
+        return decision.claim_steps(started + self._in_flight_wait)
 
-    def _claim_steps(self, key: str, started: float) -> _Step:
-        """After a first claim failed: ``duplicate``, ``claimed`` (the other attempt gave
-        it up), or ``in_progress`` after waiting up to ``in_flight_wait`` for an attempt in
-        flight. Yields ``(store method, 0)`` or ``("wait", seconds)`` and receives the
-        store's answer; the sync and async drivers below run it."""
-        deadline = started + self._in_flight_wait
-        while True:
-            if (yield ("is_complete", 0.0)):
-                return "duplicate"
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "in_progress"
-            # A handler of this process settling wakes the sync driver at once; another
-            # process's claim is polled, since the store offers nothing to wait on.
-            yield ("wait", min(remaining, 0.05))
-            if (yield ("claim", 0.0)):
-                return "claimed"
-
-    def _drive_claim(self, steps: _Step, key: str) -> str:
+    def _drive_claim(self, steps: decision.Step, key: str) -> str:
         answer: Any = None
         try:
             while True:
@@ -339,7 +243,7 @@ class WebhookReceiver:
         except StopIteration as stop:
             return str(stop.value)
 
-    async def _adrive_claim(self, steps: _Step, key: str) -> str:
+    async def _adrive_claim(self, steps: decision.Step, key: str) -> str:
         answer: Any = None
         try:
             while True:
@@ -357,20 +261,6 @@ class WebhookReceiver:
         if self._async_store is not None:
             return await getattr(self._async_store, "a" + operation)(key)
         return await asyncio.get_running_loop().run_in_executor(None, getattr(self.store, operation), key)
-
-    def _store_failed(self, key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:
-        logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
-        lost = isinstance(exc, StoreDataLostError)
-        return _response(503, "store_data_lost" if lost else "store_unavailable", event)
-
-    @staticmethod
-    def _not_claimed(outcome: str, event: WebhookEvent) -> WebhookResponse:
-        key, delivery = event.dedupe_key, event.delivery_id
-        if outcome == "duplicate":
-            logger.info("duplicate webhook %s (delivery %s)", key, delivery)
-            return _response(200, "duplicate", event)
-        logger.info("webhook %s still in flight elsewhere (delivery %s): 409", key, delivery)
-        return _response(409, "in_progress", event)
 
     def _enqueue(self, body: Payload, event: WebhookEvent, key: str) -> WebhookResponse:
         """Inbox mode: commit the event, then acknowledge; the worker runs the handler."""
@@ -430,8 +320,8 @@ class WebhookReceiver:
         try:
             succeeded = future.result(timeout=self._budget(started))
         except FutureTimeout:
-            return self._overran(event, key)
-        return self._handled(succeeded, event, key)
+            return decision.overran(event, key, self._handler_timeout)
+        return decision.handled(succeeded, event, key)
 
     async def _arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
         loop = asyncio.get_running_loop()
@@ -440,7 +330,7 @@ class WebhookReceiver:
             if self._is_async:
                 task = _start_task(loop, self._run_async(event, key))
                 if task.done():  # an eager start ran a handler that never awaited to the end
-                    return self._handled(task.result(), event, key)
+                    return decision.handled(task.result(), event, key)
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
                 running = task
@@ -454,22 +344,8 @@ class WebhookReceiver:
         # its claim and settles it itself.
         done, _ = await asyncio.wait({running}, timeout=self._budget(started))
         if not done:
-            return self._overran(event, key)
-        return self._handled(running.result(), event, key)
-
-    def _overran(self, event: WebhookEvent, key: str) -> WebhookResponse:
-        logger.error(
-            "webhook handler for %s still running after handler_timeout=%g s: answering 503 so that "
-            "the service retries (the running handler keeps the claim)", key, self._handler_timeout,
-        )
-        return _response(503, "handler_timeout", event)
-
-    @staticmethod
-    def _handled(succeeded: bool, event: WebhookEvent, key: str) -> WebhookResponse:
-        if not succeeded:
-            return _response(503, "handler_failed", event)
-        logger.info("webhook %s handled (delivery %s)", key, event.delivery_id)
-        return _response(202, "accepted", event)
+            return decision.overran(event, key, self._handler_timeout)
+        return decision.handled(running.result(), event, key)
 
     def _call_handler(self, event: WebhookEvent) -> None:
         result = self._handler(event)
@@ -638,15 +514,13 @@ class WebhookReceiver:
         self.close()
 
 
-_EAGER = sys.version_info >= (3, 12)
-
-
 def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
     """A task that runs at once up to its first real suspension (Python 3.12's eager start),
     so a handler that never waits answers without a trip through the event loop."""
-    if _EAGER:
+    if sys.version_info >= (3, 12):  # a check type checkers read, so 3.9 to 3.11 pass too
         return asyncio.Task(coro, loop=loop, eager_start=True)
-    return loop.create_task(coro)
+    else:  # an else (not code after the if) is what type checkers skip on the newer Pythons
+        return loop.create_task(coro)
 
 
 def _is_async_callable(handler: Any) -> bool:

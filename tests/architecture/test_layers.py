@@ -49,3 +49,39 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
         [sys.executable, "-c", SCRIPT, *modules], capture_output=True, text=True, timeout=120, check=True
     )
     assert result.stdout.strip() == ""
+
+
+def test_no_circle_even_through_imports_for_type_checkers_nor_in_the_benchmarks() -> None:
+    # A circle through type-only imports still ties two modules together for a reader and
+    # for type checkers; the benchmarks are code the project runs as well.
+    circles = []
+    for package in ("sports_posts", "benchmarks"):
+        graph = grimp.build_graph(package, include_external_packages=False,
+                                  exclude_type_checking_imports=False, cache_dir=None)  # no stale cache
+        circles += sorted(
+            f"{module} <-> {imported}"
+            for module in graph.modules
+            for imported in graph.find_modules_directly_imported_by(module)
+            if graph.find_shortest_chain(importer=imported, imported=module)
+        )
+    assert circles == []
+
+
+def test_the_webhook_adapters_reach_the_receiver_through_public_names_only() -> None:
+    # The adapters are what a customer would write for another framework: what they need
+    # must be public. Their own package's helpers (adapters/_body.py) are theirs to use.
+    import ast
+    from pathlib import Path
+
+    import sports_posts.webhooks.adapters as adapters
+
+    private = []
+    for path in sorted(Path(adapters.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                private += [f"{path.name}: {alias.name}" for alias in node.names if alias.name.startswith("_")]
+            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                  and not (isinstance(node.value, ast.Name) and node.value.id == "self")):  # its own
+                private.append(f"{path.name}: .{node.attr}")
+    assert private == []

@@ -8,8 +8,13 @@ httpcore with the first connection pool.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import sports_posts
 
@@ -62,3 +67,32 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         assert "NoSuchThing" in str(exc)
     else:
         raise AssertionError("an unknown attribute resolved")
+
+
+PACKAGES = ["sports_posts", "sports_posts.webhooks", "sports_posts.polling"]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_answers_dir_with_its_public_names_and_each_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    assert dir(module) == sorted(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_names_for_type_checkers_are_the_lazy_table(package: str) -> None:
+    # One table per package; its TYPE_CHECKING imports (what type checkers and the docs
+    # read) name the same objects from the same modules.
+    module = importlib.import_module(package)
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    guarded = next(node for node in tree.body if isinstance(node, ast.If)
+                   and getattr(node.test, "id", "") == "TYPE_CHECKING")
+    imported = {
+        alias.asname or alias.name: "." * node.level + (node.module or "")
+        for node in guarded.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+    assert sorted(imported) == module.__all__
+    for name, where in imported.items():
+        source = importlib.import_module(where, package)
+        assert getattr(module, name) is getattr(source, name), name

@@ -13,3 +13,10 @@ INFO: dict[str, Any] = {
     "usage": {"current_calls": 3},
 }
 """A GET /account/information body."""
+
+
+def parse_response(call: Any, response: Any) -> Any:
+    """The model of a 2xx ``response`` to ``call``, or the typed error of any other answer."""
+    from sports_posts._transport import parse_answer
+
+    return parse_answer(call, response.status_code, response.content, lambda: response)

@@ -207,7 +207,7 @@ OPTIONS = st.fixed_dictionaries(
 
 @pytest.mark.parametrize(("cls", "http_client"), [(sp.SportsPosts, SHARED_SYNC), (sp.AsyncSportsPosts, SHARED_ASYNC)])
 def test_fuzz_client_options_only_raise_sdk_errors(cls: type, http_client: Any) -> None:
-    @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(arguments=_arguments(http_client), options=OPTIONS)
     def check(arguments: dict[str, Any], options: dict[str, Any]) -> None:
         arguments.setdefault("api_key", API_KEY)

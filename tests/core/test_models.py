@@ -188,7 +188,7 @@ def test_arbitrary_json_parses_or_raises_a_typed_error(body: Any) -> None:
     import httpx
 
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import parse_response
+    from tests.core.bodies import parse_response
 
     response = httpx.Response(200, content=json.dumps(body).encode())
     try:
@@ -230,7 +230,7 @@ def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
     import httpx
 
     from sports_posts._endpoints import posts_list
-    from sports_posts._transport import parse_response
+    from tests.core.bodies import parse_response
 
     seen: list[bool] = []
     call = posts_list({})

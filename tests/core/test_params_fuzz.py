@@ -20,7 +20,7 @@ from sports_posts._transport import MAX_URL_LENGTH
 
 from .conftest import API_KEY, BASE_URL, page, post
 
-EXAMPLES = 2000
+EXAMPLES = 300
 
 
 class Recorder:

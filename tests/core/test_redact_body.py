@@ -33,7 +33,7 @@ def key_and_body(draw: st.DrawFn) -> tuple[str, bytes]:
     return key, body
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key_and_body())
 def test_the_scan_finds_what_a_substring_test_finds_and_leaves_no_echo(case: tuple[str, bytes]) -> None:
     key, body = case

@@ -208,7 +208,7 @@ VALUES = st.one_of(
 MAPPINGS = st.one_of(VALUES, st.dictionaries(st.one_of(st.text(max_size=10), st.integers()), VALUES, max_size=3))
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     options=st.fixed_dictionaries(
         {}, optional={"extra_headers": MAPPINGS, "extra_query": MAPPINGS, "timeout": VALUES}

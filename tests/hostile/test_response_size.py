@@ -35,7 +35,13 @@ def test_the_bomb_builder_makes_valid_gzip() -> None:
 
 
 def _peak(fn: Callable[[], Any]) -> tuple[BaseException, int]:
-    """The error ``fn`` raised and the peak of memory traced while it ran."""
+    """The error ``fn`` raised and the peak of memory traced while it ran, the second time:
+    the first call loads what the SDK imports on first use, which a test run on several
+    workers may not have loaded yet and which is no part of the body's cost."""
+    try:
+        fn()
+    except sp.SportsPostsError:
+        pass
     tracemalloc.start()
     try:
         fn()
@@ -81,8 +87,11 @@ def test_a_declared_length_over_the_bound_is_refused_before_the_body_is_read(kin
 
 
 def test_a_gzip_bomb_is_inflated_only_up_to_the_bound(kind: str, bomb: bytes) -> None:
+    # Built before the measurement: the server's copy is no part of what the client holds.
+    answer = head(headers={"Content-Encoding": "gzip", "Content-Length": str(len(bomb))}) + bomb
+
     def script(conn: Connection) -> None:
-        conn.send(head(headers={"Content-Encoding": "gzip", "Content-Length": str(len(bomb))}) + bomb)
+        conn.send(answer)
 
     with ScriptedServer(script) as server:
         error, peak = _peak(lambda: call(kind, server.base_url, lambda c: c.account.information()))
@@ -92,8 +101,11 @@ def test_a_gzip_bomb_is_inflated_only_up_to_the_bound(kind: str, bomb: bytes) ->
 
 
 def test_the_bound_is_set_per_client_and_per_copy(kind: str, bomb: bytes) -> None:
+    # Built before the measurement: the server's copy is no part of what the client holds.
+    answer = head(headers={"Content-Encoding": "gzip", "Content-Length": str(len(bomb))}) + bomb
+
     def script(conn: Connection) -> None:
-        conn.send(head(headers={"Content-Encoding": "gzip", "Content-Length": str(len(bomb))}) + bomb)
+        conn.send(answer)
 
     with ScriptedServer(script) as server:
         error, peak = _peak(

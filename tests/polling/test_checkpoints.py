@@ -118,7 +118,7 @@ _state_like = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(_json, _state_like).map(json.dumps) | st.binary(max_size=64))
 def test_any_stored_text_reads_back_or_is_a_checkpoint_error(text: Any) -> None:
     try:

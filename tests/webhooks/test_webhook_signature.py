@@ -227,3 +227,23 @@ def test_get_headers_fast_path_keeps_the_rules_of_get_header(headers: Any, expec
     names = ("X-Service-Signature", "X-Service-Delivery")
     assert get_headers(headers, names) == expected
     assert [get_header(headers, name) for name in names] == expected
+
+
+def test_the_hmac_is_the_standard_librarys_keyed_once_per_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No hand-written HMAC: the keyed object comes from hmac.new, made once and copied per call.
+    from sports_posts.webhooks import signature
+
+    made: list[bytes] = []
+    original = hmac.new
+
+    def new(key: bytes, msg: Any = None, digestmod: Any = None) -> Any:
+        made.append(key)
+        return original(key, msg, digestmod)
+
+    monkeypatch.setattr(hmac, "new", new)
+    signature._hmac_for.cache_clear()
+    secret = "whsec_test_keyed_once"
+    for body in (b"one", b"two", b"three"):
+        expected = "sha256=" + original(secret.encode(), body, hashlib.sha256).hexdigest()
+        verify_signature(body, expected, secret)
+    assert made == [secret.encode()]

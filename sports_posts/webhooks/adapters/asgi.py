@@ -6,7 +6,7 @@ from collections.abc import Awaitable, MutableMapping
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..receiver import WebhookReceiver, WebhookResponse
-from ..signature import _find
+from ..signature import get_header
 from ._body import JSON, MAX_BODY, NOT_ALLOWED, TOO_LARGE, check_max_body, declared_too_large
 
 if TYPE_CHECKING:
@@ -47,13 +47,8 @@ class WebhookASGIApp:
         if scope.get("method") != "POST":
             await _send(send, 405, NOT_ALLOWED, [(b"allow", b"POST"), *_JSON])
             return
-        names = self.receiver.header_names
-        length, signature, delivery_id = _find(  # the three headers read in one pass
-            scope.get("headers", []),
-            ("content-length", *names._lookup),
-            (b"content-length", *names._lookup_bytes),
-        )
-        if declared_too_large(length, self.max_body):
+        headers = scope.get("headers", [])
+        if declared_too_large(get_header(headers, "content-length"), self.max_body):
             await _send(send, 413, TOO_LARGE, _JSON)  # refused before reading a byte
             return
         chunks: list[bytes] = []
@@ -70,7 +65,7 @@ class WebhookASGIApp:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        response = await self.receiver._handle_found_async(b"".join(chunks), signature, delivery_id)
+        response = await self.receiver.handle_async(b"".join(chunks), headers)
         await _send(send, response.status_code, response.body, _raw_headers(response))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

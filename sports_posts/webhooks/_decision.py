@@ -1,0 +1,164 @@
+"""The webhook receiver's decision, without threads, event loops or stores (the shape of
+gidgethub's ``sansio``): verify the signature, parse the event, check the replay window and
+the filter, the claim steps, and the answer for each outcome.
+
+``receiver.py`` is the runner: it reads the headers, drives the claim steps against the
+store, runs the handler (a thread pool, per-thread loops, tasks) and the inbox worker. This
+module is the webhooks package's internal API for that runner.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .._errors import SignatureVerificationError, WebhookPayloadError
+from .._webhook_headers import WebhookHeaders
+from .errors import ReplayedWebhookError, StoreDataLostError
+from .events import WebhookEvent, _verified_event, check_sent_at
+from .filters import SubscriptionFilter
+from .signature import Payload, Secret
+
+logger = logging.getLogger("sports_posts.webhooks")
+
+JSON_HEADERS = (("content-type", "application/json"),)
+
+Step = Generator[tuple[str, float], Any, str]
+"""What a claim attempt asks its driver to do: ``(store method, 0)`` or ``("wait", seconds)``."""
+
+
+@dataclass(frozen=True)
+class WebhookResponse:
+    """What to answer the service: any framework turns this into its own response.
+
+    Unpacks as ``status, body = receiver.handle(...)``.
+    """
+
+    status_code: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = JSON_HEADERS
+    outcome: str = ""
+    """``accepted``, ``duplicate``, ``in_progress``, ``ignored``, ``invalid_signature``, ..."""
+    event: Optional[WebhookEvent] = field(default=None, repr=False, compare=False)
+
+    @property
+    def status(self) -> int:
+        """The HTTP status (same as ``status_code``)."""
+        return self.status_code
+
+    @property
+    def ok(self) -> bool:
+        """Whether the service will count this answer as a success (any 2xx)."""
+        return 200 <= self.status_code < 300
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.status_code, self.body))
+
+
+@functools.cache  # a handful of (status, outcome) pairs: encode each once
+def _body(status_code: int, outcome: str) -> bytes:
+    ok = 200 <= status_code < 300
+    return json.dumps({"ok": ok, "status": outcome}, separators=(",", ":")).encode()
+
+
+def response(status_code: int, outcome: str, event: Optional[WebhookEvent] = None) -> WebhookResponse:
+    """The answer ``status_code`` with the body every answer of that ``outcome`` carries."""
+    return WebhookResponse(status_code, _body(status_code, outcome), JSON_HEADERS, outcome, event)
+
+
+@functools.lru_cache(maxsize=64)  # a few fixed messages per header name: bounded all the same
+def refusal(status_code: int, outcome: str, error: str) -> WebhookResponse:
+    """A refusal that says why in ``error`` (which header is missing, say): no secret, no body."""
+    body = json.dumps({"ok": False, "status": outcome, "error": error}, separators=(",", ":"))
+    return WebhookResponse(status_code, body.encode(), JSON_HEADERS, outcome)
+
+
+def verify(
+    body: Payload,
+    signature: Optional[str],
+    delivery_id: Optional[str],
+    *,
+    secret: Secret,
+    header_names: WebhookHeaders,
+    tolerance: float,
+    clock_skew: float,
+    now: float,
+    filter: Optional[SubscriptionFilter],
+) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
+    """The answer when the request ends here, else the verified event still to be claimed."""
+    try:
+        event = _verified_event(body, signature, delivery_id, secret, header_names)
+        check_sent_at(event, tolerance, clock_skew, now)
+    except ReplayedWebhookError as exc:
+        logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
+        return response(400, "outside_replay_window"), None
+    except SignatureVerificationError as exc:
+        logger.warning("webhook rejected (401): %s", exc)
+        return refusal(401, "invalid_signature", str(exc)), None
+    except WebhookPayloadError as exc:
+        logger.warning("signed webhook body rejected (400): %s", exc)
+        return response(400, "invalid_payload"), None
+    except Exception:  # a bug must not become a 500 with a traceback for the sender
+        logger.exception("webhook could not be verified")
+        return response(503, "error"), None
+    if filter is not None and not filter.matches(event):
+        logger.info("webhook %s (delivery %s) ignored by the filter", event.dedupe_key, event.delivery_id)
+        return response(200, "ignored", event), None
+    return None, event
+
+
+def claim_steps(deadline: float) -> Step:
+    """After a first claim failed: ``duplicate``, ``claimed`` (the other attempt gave it up),
+    or ``in_progress`` once ``deadline`` (``time.monotonic``) passed with an attempt still in
+    flight. Yields ``(store method, 0)`` or ``("wait", seconds)`` and receives the store's
+    answer; the runner's sync and async drivers run it."""
+    while True:
+        if (yield ("is_complete", 0.0)):
+            return "duplicate"
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return "in_progress"
+        # A handler of this process settling wakes the sync driver at once; another
+        # process's claim is polled, since the store offers nothing to wait on.
+        yield ("wait", min(remaining, 0.05))
+        if (yield ("claim", 0.0)):
+            return "claimed"
+
+
+def store_failed(key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:
+    """503 when the dedupe store failed, so that the service retries later."""
+    logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
+    lost = isinstance(exc, StoreDataLostError)
+    return response(503, "store_data_lost" if lost else "store_unavailable", event)
+
+
+def not_claimed(outcome: str, event: WebhookEvent) -> WebhookResponse:
+    """200 for a story already processed, 409 for one still in flight elsewhere."""
+    key, delivery = event.dedupe_key, event.delivery_id
+    if outcome == "duplicate":
+        logger.info("duplicate webhook %s (delivery %s)", key, delivery)
+        return response(200, "duplicate", event)
+    logger.info("webhook %s still in flight elsewhere (delivery %s): 409", key, delivery)
+    return response(409, "in_progress", event)
+
+
+def handled(succeeded: bool, event: WebhookEvent, key: str) -> WebhookResponse:
+    """202 once the handler returned, 503 when it raised (the claim was released)."""
+    if not succeeded:
+        return response(503, "handler_failed", event)
+    logger.info("webhook %s handled (delivery %s)", key, event.delivery_id)
+    return response(202, "accepted", event)
+
+
+def overran(event: WebhookEvent, key: str, handler_timeout: float) -> WebhookResponse:
+    """503 when the handler is still running at ``handler_timeout``: it keeps its claim."""
+    logger.error(
+        "webhook handler for %s still running after handler_timeout=%g s: answering 503 so that "
+        "the service retries (the running handler keeps the claim)", key, handler_timeout,
+    )
+    return response(503, "handler_timeout", event)
