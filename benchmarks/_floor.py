@@ -12,7 +12,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sports_posts._transport import _collection_paused
+from sports_posts._transport import collection_paused
 
 
 class _Model(BaseModel):
@@ -75,7 +75,7 @@ class Page(_Model):
 
 def parse_plain(body: bytes) -> Page:
     """``body`` into the plain models, the way the SDK parses: from bytes, collector paused."""
-    with _collection_paused():
+    with collection_paused():
         return Page.model_validate_json(body)
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         AsyncSportsPosts,
         SportsPosts,
     )
-    from ._params import Unchecked
+    from ._config import RequestOptions
     from ._errors import (
         APIConnectionError,
         APIResponseValidationError,
@@ -47,11 +47,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         SportsPostsError,
         WebhookPayloadError,
     )
+    from ._params import Unchecked
     from ._stores import CoordinationError
-    from ._transport import (
-        RawResponse,
-        RequestOptions,
-    )
+    from ._transport import RawResponse
     from ._version import __version__
     from ._warnings import CombinedModesWarning, SportsPostsWarning
     from .models.account import (
@@ -129,7 +127,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "Unchecked": "._params",
     "CoordinationError": "._stores",
     "RawResponse": "._transport",
-    "RequestOptions": "._transport",
+    "RequestOptions": "._config",
     "AccountInformation": ".models.account",
     "BillingCycle": ".models.account",
     "Company": ".models.account",

@@ -19,6 +19,14 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Uni
 
 from typing_extensions import Self
 
+from ._config import (
+    _UNSET,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TOTAL_TIMEOUT,
+    AuthScheme,
+    ClientConfig,
+    is_local,
+)
 from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
@@ -31,24 +39,10 @@ from ._http import (
     default_stack,
     stack_of,
 )
+from ._request import APICall
+from ._steps import Done, advance
 from ._stores.errors import CoordinationError
-from ._transport import (
-    _UNSET,
-    DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_TOTAL_TIMEOUT,
-    APICall,
-    AuthScheme,
-    CallCounter,
-    ClientConfig,
-    Done,
-    Outcome,
-    RawResponse,
-    Send,
-    advance,
-    exchange_flow,
-    is_local,
-    redirect_hop,
-)
+from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 
 if TYPE_CHECKING:
     from ._budget import CallBudget

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._config import CallOptions, split_request_options
 from ._errors import ParameterError
 from ._params import encode_ids_params, encode_posts_params
-from ._transport import APICall, CallOptions, split_request_options
+from ._request import APICall
 from .models.account import AccountInformation, ComplianceList
 from .models.ids import IdList, TeamList
 from .models.post import PostsResponse

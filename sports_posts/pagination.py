@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Iterator
 from typing import Any, Callable, Generic, Optional, TypeVar
 
 from ._errors import PageLimitError, PaginationError, ParameterError
-from ._transport import APICall
+from ._request import APICall
 from .models.post import Pagination, Post, PostsResponse
 
 __all__ = ["DEFAULT_MAX_PAGES", "AsyncPage", "PageLimitError", "PaginationError", "SyncPage"]

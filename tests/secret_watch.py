@@ -67,8 +67,8 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
     contains an API key or a signing secret that a test gave the SDK."""
     import hmac
 
+    import sports_posts._config as transport
     import sports_posts._errors as errors
-    import sports_posts._transport as transport
 
     watch = SecretWatch()
     original_resolve = transport.ClientConfig.resolve.__func__  # type: ignore[attr-defined]

@@ -13,7 +13,9 @@ import anyio.to_thread
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
-from .._transport import APICall, AsyncRequester, Done, advance
+from .._request import APICall
+from .._steps import Done, advance
+from .._transport import AsyncRequester
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, PollState, Sleep, log
 from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view

@@ -13,7 +13,8 @@ from typing_extensions import TypedDict
 from .. import _endpoints
 from .._budget import BudgetExhaustedError
 from .._errors import APIStatusError, ParameterError
-from .._transport import APICall, RawResponse
+from .._request import APICall
+from .._transport import RawResponse
 from ..models.post import PostsResponse
 from ._algorithm import (
     DEFAULT_LOOKBACK,

@@ -11,7 +11,9 @@ from typing import Callable, Optional, Union
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
-from .._transport import APICall, Done, SyncRequester, advance
+from .._request import APICall
+from .._steps import Done, advance
+from .._transport import SyncRequester
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, PollState, Sleep, log
 from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing_extensions import Unpack
 
 from .. import _endpoints
-from .._transport import AsyncRequester, RequestOptions, SyncRequester
+from .._config import RequestOptions
+from .._transport import AsyncRequester, SyncRequester
 from ..models.account import AccountInformation, ComplianceList
 from ._base import Resource, same
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing_extensions import Unpack
 
 from .. import _endpoints
+from .._config import RequestOptions
 from .._params import Entity, IdsLookup, LeagueCode
-from .._transport import AsyncRequester, RequestOptions, SyncRequester
+from .._transport import AsyncRequester, SyncRequester
 from ..models.ids import IdList, TeamList
 from ._base import Resource, same
 

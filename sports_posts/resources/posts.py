@@ -14,8 +14,9 @@ from typing import Callable, Generic, Optional, TypeVar, Union
 from typing_extensions import Unpack
 
 from .. import _endpoints
+from .._config import RequestOptions
 from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
-from .._transport import AsyncRequester, RequestOptions, SyncRequester
+from .._transport import AsyncRequester, SyncRequester
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
 from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Lease, Poller

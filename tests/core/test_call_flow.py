@@ -10,15 +10,9 @@ import pytest
 
 import sports_posts as sp
 from sports_posts import _endpoints, _transport
-from sports_posts._transport import (
-    CallCounter,
-    ClientConfig,
-    Done,
-    Outcome,
-    Step,
-    advance,
-    call_flow,
-)
+from sports_posts._config import ClientConfig
+from sports_posts._steps import Done, advance
+from sports_posts._transport import CallCounter, Outcome, Step, call_flow
 
 from .conftest import API_KEY, BASE_URL, page, post
 

@@ -20,7 +20,7 @@ from sports_posts import (
     SportsPostsError,
 )
 from sports_posts._params import Unchecked, encode_posts_params
-from sports_posts._transport import MAX_URL_LENGTH
+from sports_posts._request import MAX_URL_LENGTH
 from tests.runner import Runner
 
 from .conftest import BASE_URL, page

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sports_posts import ParameterError, SportsPosts
 from sports_posts._params import _CONTROL, POSTS_PARAMETERS
-from sports_posts._transport import MAX_URL_LENGTH
+from sports_posts._request import MAX_URL_LENGTH
 
 from .conftest import API_KEY, BASE_URL, page, post
 

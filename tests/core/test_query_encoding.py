@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sports_posts import SportsPosts
-from sports_posts._transport import APICall, CallOptions, ClientConfig, build_request
+from sports_posts._config import CallOptions, ClientConfig
+from sports_posts._request import APICall, build_request
 from tests.stacks import STACKS, module
 
 BASE = "https://api.example.test/v1"

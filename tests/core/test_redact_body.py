@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sports_posts._transport import REDACTED, SHORT_KEY, redact_body
+from sports_posts._redact import REDACTED, SHORT_KEY, redact_body
 
 # Keys drawn from a small alphabet, and bodies built from pieces of the key, so that
 # near-copies, overlaps and echoes at either end are common rather than one in a million.

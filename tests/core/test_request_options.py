@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import sports_posts as sp
 from sports_posts import _endpoints
-from sports_posts._transport import _SDK_HEADERS, ClientConfig, build_request
+from sports_posts._config import _SDK_HEADERS, ClientConfig
+from sports_posts._request import build_request
 from tests.runner import Runner
 from tests.stacks import STACKS, module
 

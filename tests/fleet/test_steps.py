@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from sports_posts import RedisCheckpoint, SportsPosts
-from sports_posts._transport import APICall
+from sports_posts._request import APICall
 from sports_posts.polling import Commit, Lease, LeaseLostError, Poller
 from sports_posts.polling._base import Acquire, Load, Renew
 from tests.polling.fake_service import T0, FakeClock

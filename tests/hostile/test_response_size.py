@@ -13,7 +13,8 @@ from typing import Any, Callable
 import pytest
 
 import sports_posts as sp
-from sports_posts._transport import DEFAULT_MAX_RESPONSE_BYTES, MAX_ERROR_BODY_BYTES
+from sports_posts._config import DEFAULT_MAX_RESPONSE_BYTES
+from sports_posts._decoders import MAX_ERROR_BODY_BYTES
 from tests.core.bodies import INFO
 
 from .conftest import call

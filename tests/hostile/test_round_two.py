@@ -22,7 +22,7 @@ import pytest
 
 import sports_posts as sp
 import sports_posts._client as client_module
-from sports_posts._transport import MAX_ERROR_BODY_BYTES
+from sports_posts._decoders import MAX_ERROR_BODY_BYTES
 from tests.core.bodies import INFO
 from tests.stacks import STACKS, module
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import sports_posts as sp
-from sports_posts._transport import APICall
+from sports_posts._request import APICall
 from sports_posts.sandbox import BurstLimit, ChaosSettings, Sandbox
 from tests.runner import Runner
 
