@@ -13,19 +13,15 @@ from .._lazy import attach
 if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .._params import PollFilters
     from ._algorithm import (
-        DEFAULT_LIMIT,
-        DEFAULT_LOOKBACK,
         Action,
-        CheckpointError,
         Commit,
         Deliver,
         Fetch,
-        PollConfig,
-        PollState,
         Sleep,
         poll_cycles,
     )
     from ._async import AsyncPoller
+    from ._config import DEFAULT_LIMIT, DEFAULT_LOOKBACK, PollConfig
     from ._lease import (
         Lease,
         LeaseLostError,
@@ -33,6 +29,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     )
     from ._postgres import PostgresCheckpoint
     from ._skew import ClockSkew
+    from ._state import CheckpointError, PollState
     from ._sync import Poller
     from .checkpoints import (
         Checkpoint,
@@ -52,11 +49,11 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "CheckpointConflictError": ".checkpoints",
     "CheckpointLockedError": ".checkpoints",
     "CheckpointMismatchError": ".checkpoints",
-    "CheckpointError": "._algorithm",
+    "CheckpointError": "._state",
     "ClockSkew": "._skew",
     "Commit": "._algorithm",
-    "DEFAULT_LIMIT": "._algorithm",
-    "DEFAULT_LOOKBACK": "._algorithm",
+    "DEFAULT_LIMIT": "._config",
+    "DEFAULT_LOOKBACK": "._config",
     "Deliver": "._algorithm",
     "Fetch": "._algorithm",
     "FileCheckpoint": ".checkpoints",
@@ -64,12 +61,12 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "LeaseLostError": "._lease",
     "LeaseStatus": "._lease",
     "MemoryCheckpoint": ".checkpoints",
-    "PollConfig": "._algorithm",
+    "PollConfig": "._config",
     "PollFilters": ".._params",
-    "PollState": "._algorithm",
+    "PollState": "._state",
     "Poller": "._sync",
     "RedisCheckpoint": ".checkpoints",
     "Sleep": "._algorithm",
     "poll_cycles": "._algorithm",
     "PostgresCheckpoint": "._postgres",
-}, eager=(".._params", "._algorithm", "._async", "._lease", "._skew", "._sync", ".checkpoints"))
+}, eager=(".._params", "._algorithm", "._async", "._config", "._lease", "._skew", "._state", "._sync", ".checkpoints"))

@@ -17,9 +17,10 @@ from .._request import APICall
 from .._steps import Done, advance
 from .._transport import AsyncRequester
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, PollState, Sleep, log
+from ._algorithm import Commit, Deliver, Sleep, log
 from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
 from ._lease import LeaseLostError
+from ._state import PollState
 from .checkpoints import MemoryCheckpoint
 
 __all__ = ["AsyncPoller"]

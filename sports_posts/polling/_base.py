@@ -16,21 +16,11 @@ from .._errors import APIStatusError, ParameterError
 from .._request import APICall
 from .._transport import RawResponse
 from ..models.post import PostsResponse
-from ._algorithm import (
-    DEFAULT_LOOKBACK,
-    MAX_WAIT,
-    Commit,
-    Deliver,
-    Fetch,
-    PollConfig,
-    PollState,
-    Sleep,
-    log,
-    poll_cycles,
-    to_datetime,
-)
+from ._algorithm import MAX_WAIT, Commit, Deliver, Fetch, Sleep, log, poll_cycles
+from ._config import DEFAULT_LOOKBACK, PollConfig, to_datetime
 from ._lease import Lease, LeaseLostError
 from ._skew import ClockSkew, parse_http_date
+from ._state import PollState
 from .checkpoints import Checkpoint, CheckpointMismatchError, MemoryCheckpoint, hold, release
 
 

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from .._errors import ParameterError
 from .._stores import runner_for
-from ._algorithm import CheckpointError
+from ._state import CheckpointError
 
 __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 

@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 from .._stores import CoordinationError
 from .._stores.postgres import Postgres
-from ._algorithm import CheckpointError, PollState
 from ._lease import LeaseLostError, fenced_out
+from ._state import CheckpointError, PollState
 from .checkpoints import CheckpointConflictError
 
 __all__ = ["PostgresCheckpoint"]

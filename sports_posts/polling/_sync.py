@@ -15,9 +15,10 @@ from .._request import APICall
 from .._steps import Done, advance
 from .._transport import SyncRequester
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, PollState, Sleep, log
+from ._algorithm import Commit, Deliver, Sleep, log
 from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
 from ._lease import LeaseLostError
+from ._state import PollState
 
 __all__ = ["Poller"]
 

@@ -19,8 +19,8 @@ from typing import Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
-from ._algorithm import CheckpointError, PollState
 from ._lease import LeaseLostError, fenced_out
+from ._state import CheckpointError, PollState
 
 __all__ = [
     "Checkpoint",

@@ -257,7 +257,7 @@ def test_file_checkpoint_survives_sigkill_in_the_middle_of_writes(tmp_path: Path
         import sys
         from datetime import timedelta
         from sports_posts import FileCheckpoint, PollState
-        from sports_posts.polling._algorithm import _parse_iso
+        from sports_posts.polling._state import _parse_iso
         start = _parse_iso("2026-11-21T12:00:00Z", "t")
         checkpoint = FileCheckpoint({str(path)!r})
         seen = {{f"id{{n}}": start + timedelta(seconds=n) for n in range(2000)}}

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sports_posts import AsyncSportsPosts, CheckpointError, MemoryCheckpoint, PollState, SportsPosts
 from sports_posts.polling import ClockSkew
-from sports_posts.polling._algorithm import DEFAULT_LOOKBACK
+from sports_posts.polling._config import DEFAULT_LOOKBACK
 from sports_posts.polling._skew import MAX_CORRECTION, parse_http_date
 
 from .conftest import TimeHarness, ids, make_async_poller, make_poller

@@ -22,7 +22,7 @@ from sports_posts import (
 )
 from sports_posts.pagination import PageLimitError, PaginationError
 from sports_posts.polling import Deliver, Fetch
-from sports_posts.polling._algorithm import MAX_PAGES_PER_CYCLE
+from sports_posts.polling._config import MAX_PAGES_PER_CYCLE
 
 from .conftest import TimeHarness
 from .fake_service import BASE_URL, T0
