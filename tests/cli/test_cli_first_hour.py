@@ -21,8 +21,8 @@ import httpx
 import pytest
 import respx
 
+import sports_posts._cli_posts as cli
 import sports_posts._client as client_module
-import sports_posts.cli as cli
 from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload
 

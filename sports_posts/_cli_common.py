@@ -1,0 +1,209 @@
+"""The command line's internal API: what ``cli.py`` and its command modules
+(``_cli_posts``, ``_cli_poll``, ``_cli_webhooks``, ``_cli_sandbox``) share: argument
+types, the filters of GET /posts, the client a command talks to, and the output,
+escaped for a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import re
+import signal
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable, Optional, TextIO
+
+from ._client import SportsPosts
+from ._format import format_post
+from ._webhook_headers import WebhookHeaders
+from .models.post import Post
+
+# (flag name, kind, help) for every filter of GET /posts; kinds: csv, str, float, int, bool, time
+_POST_PARAMS: list[tuple[str, str, str]] = [
+    ("leagues", "csv", "league codes, comma-separated, or ALL"),
+    ("sports", "csv", "parent sports, comma-separated (soccer = football)"),
+    ("teams", "csv", "team ids (at most 10; needs --id-type)"),
+    ("players", "csv", "player ids (at most 100; needs --id-type)"),
+    ("id_type", "str", "id system of --teams/--players (service, code, provider1_guid, ...)"),
+    ("match", "csv", "two team ids: A,B (needs --start-time)"),
+    ("start_time", "time", "game start, ISO 8601 with offset"),
+    ("include_pregame", "bool", "include pregame posts of a game"),
+    ("lat", "float", "latitude (nearby mode, with --lng)"),
+    ("lng", "float", "longitude"),
+    ("radius_km", "float", "search radius in km, up to 4830"),
+    ("media_type", "str", "image, photo, video, gif, animated_gif or none"),
+    ("aspect_ratio", "str", "landscape, portrait or square"),
+    ("min_score", "float", "minimum engagement score 0-9"),
+    ("min_duration", "int", "minimum video duration in ms"),
+    ("highlight", "bool", "only highlight clips"),
+    ("has_player", "bool", "only posts with a tagged player"),
+    ("custom_sources", "bool", "include your custom sources"),
+    ("user_location", "str", "ISO 3166-1 alpha-2 country code"),
+    ("sort", "str", "recent, trending or top"),
+    ("since", "time", "only posts created after this time"),
+    ("since_id", "str", "only posts created after this post"),
+    ("page", "int", "page to start from"),
+]
+MAX_PAGE_SIZE = 100  # the larger of the service's two documented maxima of `limit`
+SECONDS_PER_DAY = 86400.0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port, 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
+
+
+def _page_size(text: str) -> int:
+    """``--page-size``: posts per call, refused in the words the user typed."""
+    value = _positive_int(text)
+    if value > MAX_PAGE_SIZE:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PAGE_SIZE} posts per call, got {value}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    """``--timeout``: seconds for a whole call, retries included."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= SECONDS_PER_DAY:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"more than 0 and at most {SECONDS_PER_DAY:g} seconds, got {text}")
+    return value
+
+
+# Text from the service reaches a terminal escaped: C0 and C1 controls (ESC sequences clear
+# the screen or write the clipboard, BEL rings, backspace hides text), DEL, line and
+# paragraph separators, and the bidirectional overrides that reorder what is shown.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _safe(text: str) -> str:
+    """``text`` with every control character written as ``\\uXXXX``: visible on a
+    terminal, and still the same string inside a JSON line."""
+    return _UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
+    group = parser.add_argument_group("filters of GET /posts")
+    for name, kind, text in _POST_PARAMS:
+        if name in skip:
+            continue
+        flag = "--" + name.replace("_", "-")
+        if kind == "bool":
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            convert: Callable[[str], Any] = {"float": float, "int": int}.get(kind, str)
+            group.add_argument(flag, dest=name, type=convert, default=None, help=text)
+    if "leagues" not in skip:
+        group.add_argument("--league", dest="league", default=None, help=argparse.SUPPRESS)
+    group.add_argument("--unchecked", action="store_true",
+                       help="send --leagues and --media-type as written, even values this version "
+                            "does not know (a value the service does not know is a billed error)")
+
+
+def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    from ._params import Unchecked
+
+    names = [n for n, _, _ in _POST_PARAMS if n not in skip]
+    if "leagues" not in skip:
+        names.append("league")
+    given = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    if getattr(args, "unchecked", False):
+        for name in ("leagues", "league", "media_type"):
+            if name in given:
+                given[name] = Unchecked(given[name])
+    return given
+
+
+# --------------------------------------------------------------------------- target
+
+
+@contextlib.contextmanager
+def _connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
+    """A client of the service the environment names, or of an embedded sandbox when asked
+    for; one line on stderr says which, so a script never mistakes one for the other."""
+    from .sandbox._connect import choose_target, open_target
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        target = choose_target(True if args.sandbox or getattr(args, "sandbox_first", False) else None)
+    for warning in caught:
+        print(f"sports-posts: warning: {warning.message}", file=err)
+    timeouts: dict[str, Any] = {}
+    if getattr(args, "timeout", None) is not None:
+        timeouts = {"timeout": args.timeout, "total_timeout": args.timeout}
+    with open_target(target) as (key, url), SportsPosts(api_key=key, base_url=url, **timeouts) as client, \
+            _retry_notices(err):
+        if target.sandbox:
+            print(f"sports-posts: using an embedded sandbox at {url} ({target.reason})", file=err)
+        else:
+            print(f"sports-posts: using the service at {url} (SPORTS_POSTS_BASE_URL)", file=err)
+        yield client
+
+
+class _RetryNotice(logging.Handler):
+    """The SDK's retry log lines, as one notice each on stderr: a slow or failing service
+    is not silence."""
+
+    def __init__(self, err: TextIO) -> None:
+        super().__init__(logging.INFO)
+        self.err = err
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(record.msg).startswith("retrying in"):
+            try:
+                print(f"sports-posts: {_safe(record.getMessage())}", file=self.err, flush=True)
+            except Exception:  # a closed stderr: the notice is not worth a crash
+                self.handleError(record)
+
+
+@contextlib.contextmanager
+def _retry_notices(err: TextIO) -> Iterator[None]:
+    log = logging.getLogger("sports_posts")
+    handler = _RetryNotice(err)
+    level = log.level
+    log.addHandler(handler)
+    if not log.isEnabledFor(logging.INFO):
+        log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
+    for post in posts:
+        print(_safe(post.model_dump_json() if as_json else format_post(post)), file=out)
+
+
+def _stop_on_sigterm(stop: Callable[[], None]) -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop())
+
+
+def _header_names(prefix: Optional[str]) -> Optional[WebhookHeaders]:
+    """``--header-prefix``'s ``WebhookHeaders`` (``None``: the service's own names)."""
+    return None if prefix is None else WebhookHeaders.with_prefix(prefix)

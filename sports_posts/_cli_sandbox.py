@@ -1,0 +1,63 @@
+"""The ``sandbox`` and ``demo`` commands: the emulated service served locally, and the
+end-to-end demo against it."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import TextIO
+
+from ._cli_common import _header_names, _port, _stop_on_sigterm
+
+
+def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .sandbox import Sandbox
+
+    stop = threading.Event()
+    _stop_on_sigterm(stop.set)
+    with Sandbox(seed=args.seed, port=args.port, posts_per_minute=args.posts_per_minute,
+                 profile=args.profile, author_shape=args.author_shape,
+                 webhook_header_names=_header_names(args.webhook_header_prefix)) as sb:
+        print(f"base URL  {sb.base_url}", file=out)
+        print(f"API key   {sb.api_key}", file=out)
+        print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
+        print("serving; Ctrl-C to stop", file=err)
+        out.flush()
+        try:
+            while not stop.wait(3600):
+                pass
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._demo import run_demo
+
+    return run_demo(out, seed=args.seed)
+
+
+def add_sandbox_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``sandbox`` and ``demo``."""
+    p = sub.add_parser("sandbox", help="serve a local sandbox of the service",
+                       description="Serve the whole service (and its /_sandbox admin routes) on "
+                       "127.0.0.1 until Ctrl-C or SIGTERM; prints its base URL and API key.")
+    p.add_argument("--port", type=_port, default=8080, help="loopback port to listen on, 0 for any free one "
+                   "(default 8080)")
+    p.add_argument("--seed", type=int, default=7, help="seed of the world and the keys: same seed, same data (default 7)")
+    p.add_argument("--posts-per-minute", type=float, default=2.0,
+                   help="live posts that appear per minute (default 2; 0 = none)")
+    p.add_argument("--profile", default="strict", choices=["strict", "lenient"],
+                   help="strict (default): every open point of the specification read against the client; "
+                        "lenient: the forgiving behaviour of earlier releases, for demos")
+    p.add_argument("--author-shape", default=None, choices=["flat", "nested", "both", "mixed"],
+                   help="author form in posts: flat fields, nested object, both, or one of the "
+                        "two per post (default: mixed in the strict profile, both in the lenient one)")
+    p.add_argument("--webhook-header-prefix", metavar="PREFIX", default=None,
+                   help="send webhooks under PREFIX-Event, -Delivery, -Signature instead of X-Service-* "
+                        "(as a renaming proxy would)")
+    p.set_defaults(run=_cmd_sandbox)
+
+    p = sub.add_parser("demo", help="the end-to-end demo against an embedded sandbox")
+    p.add_argument("--seed", type=int, default=7, help="seed of the sandbox's world (default 7)")
+    p.set_defaults(run=_cmd_demo)
