@@ -39,6 +39,12 @@ from ._version import __version__
 if TYPE_CHECKING:
     from ._budget import BudgetExhaustedError, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
+    from ._compliance import (
+        AsyncComplianceSweeper,
+        ComplianceSweeper,
+        ComplianceSweepError,
+        SweepResult,
+    )
     from ._stores import CoordinationError
     from ._transport import RawResponse, RequestOptions
     from .models.account import AccountInformation, BillingCycle, Company, ComplianceList, Usage
@@ -72,6 +78,7 @@ _LAZY = {
     "RequestOptions": "._transport",
     "AccountInformation": ".models.account",
     "AsyncPage": ".pagination",
+    "AsyncComplianceSweeper": "._compliance",
     "AsyncPoller": ".polling",
     "AsyncSportsPosts": "._client",
     "Author": ".models.post",
@@ -83,6 +90,8 @@ _LAZY = {
     "CheckpointError": ".polling",
     "Company": ".models.account",
     "ComplianceList": ".models.account",
+    "ComplianceSweepError": "._compliance",
+    "ComplianceSweeper": "._compliance",
     "CoordinationError": "._stores",
     "FileCheckpoint": ".polling",
     "IdItem": ".models.ids",
@@ -96,6 +105,7 @@ _LAZY = {
     "PostsResponse": ".models.post",
     "RedisCheckpoint": ".polling",
     "SportsPosts": "._client",
+    "SweepResult": "._compliance",
     "SyncPage": ".pagination",
     "TaggedPlayer": ".models.post",
     "TaggedTeam": ".models.post",
@@ -125,6 +135,7 @@ __all__ = [
     "APIStatusError",
     "APITimeoutError",
     "AccountInformation",
+    "AsyncComplianceSweeper",
     "AsyncPage",
     "AsyncPoller",
     "AsyncSportsPosts",
@@ -140,6 +151,8 @@ __all__ = [
     "CheckpointLockedError",
     "Company",
     "ComplianceList",
+    "ComplianceSweepError",
+    "ComplianceSweeper",
     "CoordinationError",
     "FileCheckpoint",
     "GoneError",
@@ -170,6 +183,7 @@ __all__ = [
     "SinceIdNotFoundError",
     "SportsPosts",
     "SportsPostsError",
+    "SweepResult",
     "SyncPage",
     "TaggedPlayer",
     "TaggedTeam",
