@@ -41,6 +41,7 @@ from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
+from .. import _telemetry
 from .._errors import ParameterError, SignatureVerificationError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
 from ._inbox_protocol import Inbox
@@ -237,6 +238,7 @@ class WebhookReceiver:
     # The adapters read the signature and delivery id in the same pass over the headers as
     # the Content-Length, and call these directly.
 
+    @_telemetry.traced_delivery
     def _handle_found(self, body: Payload, signature: Optional[str], delivery_id: Optional[str]) -> WebhookResponse:
         started = time.monotonic()
         response, event = self._verify(body, signature, delivery_id)
@@ -255,6 +257,7 @@ class WebhookReceiver:
             return self._enqueue(body, event, key)
         return self._run_inline(event, key, started)
 
+    @_telemetry.traced_delivery_async
     async def _handle_found_async(
         self, body: Payload, signature: Optional[str], delivery_id: Optional[str]
     ) -> WebhookResponse:
