@@ -37,7 +37,7 @@ from ._errors import (
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._budget import BudgetExhaustedError, CallBudget
+    from ._budget import BudgetExhaustedError, BudgetStatus, CallBudget
     from ._client import AsyncSportsPosts, SportsPosts
     from ._compliance import (
         AsyncComplianceSweeper,
@@ -84,6 +84,7 @@ _LAZY = {
     "Author": ".models.post",
     "BillingCycle": ".models.account",
     "BudgetExhaustedError": "._budget",
+    "BudgetStatus": "._budget",
     "CallBudget": "._budget",
     "Checkpoint": ".polling",
     "CheckpointConflictError": ".polling",
@@ -144,6 +145,7 @@ __all__ = [
     "BadRequestError",
     "BillingCycle",
     "BudgetExhaustedError",
+    "BudgetStatus",
     "CallBudget",
     "Checkpoint",
     "CheckpointConflictError",

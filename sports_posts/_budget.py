@@ -24,7 +24,7 @@ from ._telemetry import budget_drawn, budget_refused
 if TYPE_CHECKING:
     from .models.account import AccountInformation
 
-__all__ = ["BudgetExhaustedError", "CallBudget"]
+__all__ = ["BudgetExhaustedError", "BudgetStatus", "CallBudget"]
 
 log = logging.getLogger("sports_posts.budget")
 
@@ -298,6 +298,10 @@ class CallBudget:
     async def aclose(self) -> None:
         await self._runner.aclose()
 
+    def status(self) -> BudgetStatus:
+        """The calls used and left in the store's current minute and month; draws nothing."""
+        return _status(self)
+
 
 def _or_minus(bound: Optional[int]) -> int:
     return -1 if bound is None else bound
@@ -318,3 +322,47 @@ def _draw(row: Any) -> Draw:
     granted, now_ms, month, minute_used, month_used = (int(v) for v in row)
     return Draw(bool(granted), now_ms, month, minute_used, month_used)
 
+
+# -- status (draws nothing) ------------------------------------------------------------------
+
+# KEYS[1] = budget hash. The store's month and the counts of its current minute and month.
+_REDIS_STATUS = _LUA_NOW + """
+return {month, mu, mo}
+"""
+_PG_STATUS = """
+SELECT n.month, COALESCE(CASE WHEN b.minute = n.minute THEN b.minute_used END, 0),
+       COALESCE(CASE WHEN b.month = n.month THEN b.month_used END, 0)
+FROM (SELECT floor(extract(epoch FROM now()) / 60)::bigint AS minute,
+             to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer AS month) AS n
+LEFT JOIN sports_posts_budget AS b ON b.key = %(key)s
+"""
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """What a ``CallBudget`` has used and has left in the store's current minute and month
+    (``CallBudget.status()``, which draws nothing); ``None`` for a bound that is not set."""
+
+    per_minute: Optional[int]
+    per_month: Optional[int]
+    minute_used: int
+    month_used: int
+    minute_left: Optional[int]
+    month_left: Optional[int]
+    month: str
+    """The store's calendar month in UTC, ``YYYY-MM``."""
+
+
+def _left(bound: Optional[int], used: int) -> Optional[int]:
+    return None if bound is None else max(bound - used, 0)
+
+
+def _status(budget: CallBudget) -> BudgetStatus:
+    if budget._runner.engine == "redis":
+        row = budget._runner.run(_REDIS_STATUS, (budget.key,), ())
+    else:
+        row = budget._runner.run(_PG_STATUS, (), {"key": budget.key})
+    month, minute_used, month_used = (int(v) for v in row)
+    return BudgetStatus(budget.per_minute, budget.per_month, minute_used, month_used,
+                        _left(budget.per_minute, minute_used), _left(budget.per_month, month_used),
+                        f"{month // 100:04d}-{month % 100:02d}")

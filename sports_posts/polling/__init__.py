@@ -21,7 +21,7 @@ from ._algorithm import (
     poll_cycles,
 )
 from ._async import AsyncPoller
-from ._lease import Lease, LeaseLostError
+from ._lease import Lease, LeaseLostError, LeaseStatus
 from ._skew import ClockSkew
 from ._sync import Poller
 from .checkpoints import (
@@ -60,6 +60,7 @@ __all__ = [
     "FileCheckpoint",
     "Lease",
     "LeaseLostError",
+    "LeaseStatus",
     "MemoryCheckpoint",
     "PollConfig",
     "PollFilters",

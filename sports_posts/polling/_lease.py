@@ -14,6 +14,7 @@ connection lives (no expiry, no takeover), and a transaction-mode pooler breaks 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from .. import _telemetry
@@ -21,7 +22,7 @@ from .._errors import ParameterError
 from .._stores import runner_for
 from ._algorithm import CheckpointError
 
-__all__ = ["Lease", "LeaseLostError", "fenced_out"]
+__all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 
 
 class LeaseLostError(CheckpointError):
@@ -195,3 +196,62 @@ class Lease:
 
     async def aclose(self) -> None:
         await self._runner.aclose()
+
+    def status(self) -> LeaseStatus:
+        """Who holds the lease now, its last fencing token and when it expires; changes nothing."""
+        if self._runner.engine == "redis":
+            holder, pttl, token = self._runner.run(_REDIS_STATUS, (self.key + ":lease", self.key + ":fence"), ())
+            held = holder is not None and int(pttl) > 0
+            return LeaseStatus(self.key, _text(holder) if held else None, int(token or 0),
+                               int(pttl) / 1000 if held else None)
+        row = self._runner.run(_PG_STATUS, (), {"key": self.key})
+        if row is None:
+            return LeaseStatus(self.key, None, 0, None)
+        holder, expires_in, token = row
+        return LeaseStatus(self.key, holder, int(token), None if expires_in is None else float(expires_in))
+
+    def force_release(self) -> bool:
+        """Free the lease whoever holds it (an operator's fix for a stuck holder); True if one
+        was held. The fencing counter stays, so the next holder's token is higher and the old
+        holder's saves are refused."""
+        if self._runner.engine == "redis":
+            return bool(self._runner.run(_REDIS_FORCE_RELEASE, (self.key + ":lease",), ()))
+        return self._runner.run(_PG_FORCE_RELEASE, (), {"key": self.key}) is not None
+
+
+@dataclass(frozen=True)
+class LeaseStatus:
+    """A lease as the store holds it (``Lease.status()``): ``holder`` is ``None`` when the lease
+    is free or expired, ``token`` the last fencing token handed out (0 if none),
+    ``expires_in`` seconds until it expires (``None`` when free)."""
+
+    key: str
+    holder: Optional[str]
+    token: int
+    expires_in: Optional[float]
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+# KEYS[1] = lease, KEYS[2] = fencing counter: the holder, the milliseconds left, the last token.
+_REDIS_STATUS = """
+return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2])}
+"""
+# The lease only: the counter stays, so tokens keep growing.
+_REDIS_FORCE_RELEASE = """
+return redis.call('DEL', KEYS[1])
+"""
+_PG_STATUS = """
+SELECT CASE WHEN expires_at > clock_timestamp() THEN holder END,
+       CASE WHEN expires_at > clock_timestamp() THEN extract(epoch FROM expires_at - clock_timestamp()) END,
+       token
+FROM sports_posts_leases WHERE key = %(key)s
+"""
+# The row stays (with its token) so the next holder's token is still higher.
+_PG_FORCE_RELEASE = """
+UPDATE sports_posts_leases SET expires_at = '-infinity'
+WHERE key = %(key)s AND expires_at > clock_timestamp()
+RETURNING token
+"""

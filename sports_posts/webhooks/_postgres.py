@@ -457,3 +457,7 @@ class PostgresInbox(_PostgresStore):
     async def arequeue(self, key: str) -> bool:
         """``requeue`` on an async connection."""
         return (await self._db.arun(self._requeue_sql(key)))[0][0] == 1
+
+    def purge_dead(self) -> int:
+        """Delete every dead row (once inspected, or fixed and requeued); how many."""
+        return int(self._db.run([("DELETE FROM sports_posts_inbox WHERE state = 'dead'", {})])[0][0])

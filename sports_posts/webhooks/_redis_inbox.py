@@ -143,6 +143,27 @@ redis.call('HINCRBY', KEYS[3], 'pending', 1)
 return 1
 """
 
+# KEYS: dead stream, counts. ARGV: the entries' key prefix. Deletes every dead entry and the
+# dead-letter stream in one script, so a requeue cannot interleave; returns how many.
+_PURGE_DEAD = """
+local n = 0
+for _, item in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  local fields = item[2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'k' then
+      local entry = ARGV[1] .. fields[i + 1]
+      if redis.call('HGET', entry, 'state') == 'dead' then
+        redis.call('DEL', entry)
+        n = n + 1
+      end
+    end
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HINCRBY', KEYS[2], 'dead', -n)
+return n
+"""
+
 # KEYS: counts, done, retry, stream. ARGV: now, group, lease seconds.
 # Returns {pending, processing, dead, done, next due or ''}.
 _STATUS = _NOW + """
@@ -493,3 +514,7 @@ class RedisInbox:
         if self._aclient is not None and self.url is not None:
             await self._aclient.aclose() if hasattr(self._aclient, "aclose") else await self._aclient.close()
             self._aclient = None
+
+    def purge_dead(self) -> int:
+        """Delete every dead entry (once inspected, or fixed and requeued); how many."""
+        return int(self._call((_PURGE_DEAD, [self._k("dead"), self._k("counts")], [self._entry_key("")])))

@@ -194,6 +194,10 @@ class SQLiteInbox:
         )
         return cursor.rowcount == 1
 
+    def purge_dead(self) -> int:
+        """Delete every dead event (once inspected, or fixed and requeued); how many."""
+        return self._connect().execute("DELETE FROM webhook_inbox WHERE state = 'dead'").rowcount
+
     def close(self) -> None:
         """Close this thread's connection."""
         conn: Optional[sqlite3.Connection] = getattr(self._local, "conn", None)
