@@ -12,6 +12,7 @@ a signing secret, a request's headers or a body.
 
 from __future__ import annotations
 
+import logging
 import time
 import weakref
 from collections.abc import Generator, Mapping
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["METER_NAME", "TRACER_NAME", "traced_flow"]
 
 TRACER_NAME = METER_NAME = "sports_posts"
+
+log = logging.getLogger("sports_posts.telemetry")
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -361,6 +364,13 @@ def traced_delivery_async(handle: F) -> F:
 
 
 def _delivered(receiver: Any, response: Any, delivery_id: Optional[str], started: int) -> None:
+    try:
+        _record_delivery(receiver, response, delivery_id, started)
+    except Exception:  # telemetry must never turn an answer into an error
+        log.debug("webhook delivery not recorded", exc_info=True)
+
+
+def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], started: int) -> None:
     api = _otel()
     if api is None:
         return

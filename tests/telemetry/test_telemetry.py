@@ -163,3 +163,27 @@ print("ok")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.anyio
+async def test_the_async_client_and_receiver_report_the_same_spans(telemetry: Telemetry) -> None:
+    from sports_posts import AsyncSportsPosts, NotFoundError
+
+    with Sandbox(seed=2) as sb:
+        async with AsyncSportsPosts(api_key=sb.api_key, base_url=sb.base_url) as client:
+            with pytest.raises(NotFoundError):  # the sandbox knows no team "1"
+                await client.posts.list(match=("1", "2"), start_time="2026-01-01T00:00:00Z", limit=1)
+
+    receiver = WebhookReceiver(SECRET, lambda event: None)
+    request = build_test_request(sample_payload(id="1790000000000000009"), SECRET)
+    assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+    assert (await receiver.handle_async(request.body, request.headers)).outcome == "duplicate"
+    await receiver.aclose()
+
+    (call,) = spans_named(telemetry, "GET /v1/posts")
+    assert call.attributes["sports_posts.mode"] == "game" and call.attributes["http.response.status_code"] == 404
+    assert call.attributes["error.type"] == "NotFoundError" and call.attributes["sports_posts.error_code"] == "NOT_FOUND"
+    assert call.status.status_code.name == "ERROR"
+    outcomes = [s.attributes["sports_posts.webhook.outcome"] for s in spans_named(telemetry, "process ")]
+    assert outcomes == ["accepted", "duplicate"]
+    assert all("sports_posts.webhook.inbox" not in s.attributes for s in spans_named(telemetry, "process "))
