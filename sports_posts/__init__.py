@@ -22,7 +22,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         AsyncSportsPosts,
         SportsPosts,
     )
-    from ._params import Unchecked
+    from ._compliance import (
+        AsyncComplianceSweeper,
+        ComplianceSweeper,
+        ComplianceSweepError,
+        SweepResult,
+    )
     from ._errors import (
         APIConnectionError,
         APIResponseValidationError,
@@ -47,6 +52,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         SportsPostsError,
         WebhookPayloadError,
     )
+    from ._params import Unchecked
     from ._stores import CoordinationError
     from ._transport import (
         RawResponse,
@@ -126,6 +132,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "CallBudget": "._budget",
     "AsyncSportsPosts": "._client",
     "SportsPosts": "._client",
+    "AsyncComplianceSweeper": "._compliance",
+    "ComplianceSweepError": "._compliance",
+    "ComplianceSweeper": "._compliance",
+    "SweepResult": "._compliance",
     "Unchecked": "._params",
     "CoordinationError": "._stores",
     "RawResponse": "._transport",

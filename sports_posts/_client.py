@@ -32,6 +32,7 @@ from ._http import (
     stack_of,
 )
 from ._stores.errors import CoordinationError
+from ._telemetry import traced_flow
 from ._transport import (
     _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -353,7 +354,7 @@ class SportsPosts(_ClientBase[Client]):
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
@@ -500,7 +501,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):

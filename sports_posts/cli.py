@@ -721,6 +721,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_secret_options(w)
     w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)
     w.set_defaults(run=_cmd_webhooks_listen)
+    from ._cli_ops import add_commands  # compliance, inbox, budget, lease
+
+    add_commands(sub, service, _connect)
     return parser
 
 
