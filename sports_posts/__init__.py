@@ -22,6 +22,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         AsyncSportsPosts,
         SportsPosts,
     )
+    from ._compliance import (
+        AsyncComplianceSweeper,
+        ComplianceSweeper,
+        ComplianceSweepError,
+        SweepResult,
+    )
     from ._config import RequestOptions
     from ._errors import (
         APIConnectionError,
@@ -124,6 +130,10 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "CallBudget": "._budget",
     "AsyncSportsPosts": "._client",
     "SportsPosts": "._client",
+    "AsyncComplianceSweeper": "._compliance",
+    "ComplianceSweepError": "._compliance",
+    "ComplianceSweeper": "._compliance",
+    "SweepResult": "._compliance",
     "Unchecked": "._params",
     "CoordinationError": "._stores",
     "RawResponse": "._transport",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 from ._errors import ParameterError, SportsPostsError
 from ._steps import Done, advance
 from ._stores import runner_for
+from ._telemetry import budget_drawn, budget_refused
 
 if TYPE_CHECKING:
     from .models.account import AccountInformation
@@ -264,7 +265,7 @@ class CallBudget:
         if refusal.bound == "per_minute" and refusal.retry_after <= self.max_wait:
             log.info("call budget: %s; waiting %.1f s", refusal, refusal.retry_after)
             return refusal.retry_after
-        raise refusal
+        raise budget_refused(self, refusal)
 
     # -- I/O ---------------------------------------------------------------------------
 
@@ -310,11 +311,12 @@ class CallBudget:
         while True:
             draw = yield None
             assert draw is not None
+            budget_drawn(self, draw)
             if draw.granted:
                 return
             seconds = self._wait_or_raise(draw)
             if waited + seconds > self.max_wait:
-                raise draw.refusal(self.per_minute, self.per_month)
+                raise budget_refused(self, draw.refusal(self.per_minute, self.per_month))
             waited += seconds
             yield seconds
 

@@ -42,6 +42,7 @@ from ._http import (
 from ._request import APICall
 from ._steps import Done, advance
 from ._stores.errors import CoordinationError
+from ._telemetry import traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 
 if TYPE_CHECKING:
@@ -347,7 +348,7 @@ class SportsPosts(_ClientBase[Client]):
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):
@@ -494,7 +495,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = exchange_flow(self._config, call, self._calls, self._http, _clock)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         while not isinstance(step, Done):

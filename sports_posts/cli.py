@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from ._cli_common import _safe, _timeout
+from ._cli_common import _connect, _safe, _timeout
 from ._cli_poll import add_poll_command
 from ._cli_posts import add_account_command, add_posts_command, add_teams_command
 from ._cli_sandbox import add_sandbox_commands
@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_account_command(sub, service)
     add_teams_command(sub, service)
     add_webhooks_command(sub)
+    from ._cli_ops import add_commands  # compliance, inbox, budget, lease
+
+    add_commands(sub, service, _connect)
     return parser
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from typing_extensions import TypedDict
 
-from .. import _endpoints
+from .. import _endpoints, _telemetry
 from .._budget import BudgetExhaustedError
 from .._errors import APIStatusError, ParameterError
 from .._request import APICall
@@ -195,6 +195,7 @@ class _PollerBase:
                         if not (yield from self._wait(result.retry_after, "call budget")):
                             return
                     self._calls += 1
+                    _telemetry.poll_lag(self._clock() + self._skew.offset, self._state, self._config.filters)
                 elif isinstance(action, Sleep):
                     if not (yield from self._wait(action.seconds, action.reason)):
                         return
@@ -202,6 +203,7 @@ class _PollerBase:
                     yield from self._hold()
                     if isinstance(action, Deliver):
                         self._pending = action.state
+                        _telemetry.posts_delivered(len(action.batch), self._config.filters)
                         yield action
                         yield from self._hold()  # the consumer may have held the batch past the TTL
                     yield Commit(action.state)

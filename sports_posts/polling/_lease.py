@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .. import _telemetry
 from .._errors import ParameterError
 from .._stores import runner_for
 from ._state import CheckpointError
@@ -197,10 +198,12 @@ class Lease:
         else:
             value = 0 if reply is None else int(reply[0])
         if which == "acquire":
+            _telemetry.lease_taken(self.key, self.token, value)
             self.token = value or None
             return self.token
         if which == "renew":
             if not value:
+                _telemetry.lease_changed(self.key, "lost")
                 self.token = None
             return bool(value)
         self.token = None

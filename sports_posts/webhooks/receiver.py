@@ -38,7 +38,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from typing import Any, Callable, Optional, Union
 
-from .. import _checks
+from .. import _checks, _telemetry
 from .._errors import ParameterError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
 from . import _decision as decision
@@ -172,6 +172,7 @@ class WebhookReceiver:
 
     # -- deciding ---------------------------------------------------------------------
 
+    @_telemetry.traced_delivery
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
@@ -196,6 +197,7 @@ class WebhookReceiver:
             return self._enqueue(body, event, key)
         return self._run_inline(event, key, started)
 
+    @_telemetry.traced_delivery_async
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""

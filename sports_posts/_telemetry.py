@@ -1,0 +1,421 @@
+"""OpenTelemetry spans and metrics of the SDK's own meaning, when OpenTelemetry is there.
+
+Nothing here imports ``opentelemetry`` until a hook runs, and a hook does nothing (one
+global check) when the package is missing or when neither a tracer provider nor a meter
+provider has been set: the SDK costs the same as without this module until the
+application configures OpenTelemetry. Every hook is one line in the code it observes.
+
+Attribute names follow OpenTelemetry's HTTP and messaging semantic conventions where one
+applies; the SDK's own are under ``sports_posts.``. No attribute ever holds the API key,
+a signing secret, a request's headers or a body.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from collections.abc import Generator, Mapping
+from datetime import datetime
+from typing import Any, Callable, Optional, TypeVar
+
+# A leaf of the package: it reads the calls, budgets and draws it is handed by attribute and
+# imports none of their modules (not even for type checkers), so no import circle runs
+# through the hooks that the client, the budget and the receiver call.
+APICall = Any
+ClientConfig = Any
+CallBudget = Any
+BudgetDraw = Any
+RefusalT = TypeVar("RefusalT", bound=BaseException)
+
+__all__ = ["METER_NAME", "TRACER_NAME", "traced_flow"]
+
+TRACER_NAME = METER_NAME = "sports_posts"
+
+log = logging.getLogger("sports_posts.telemetry")
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_api: Any = None  # the opentelemetry modules, or False when the package is missing
+_meter_for: Any = None  # the meter provider the instruments below belong to
+_instruments: dict[str, Any] = {}
+# Last values of the gauges, read by the observable gauges' callbacks: {(name, attrs): value}.
+_gauges: dict[tuple[str, tuple[tuple[str, Any], ...]], float] = {}
+_inboxes: weakref.WeakSet[Any] = weakref.WeakSet()
+_call_span: Any = None  # a ContextVar of the call span in flight (for a budget refusal)
+
+
+def _otel() -> Any:
+    """The ``opentelemetry.trace`` and ``.metrics`` modules, or ``None`` without the package."""
+    global _api, _call_span
+    if _api is None:
+        try:
+            from opentelemetry import metrics, trace
+        except ImportError:
+            _api = False
+        else:
+            import contextvars
+
+            _api = (trace, metrics)
+            _call_span = contextvars.ContextVar("sports_posts_call_span", default=None)
+    return _api or None
+
+
+def _configured(api: Any) -> tuple[bool, bool]:
+    """Whether a real tracer provider and a real meter provider are set (the API's proxies
+    until the application sets one)."""
+    trace, metrics = api
+    tracing = type(trace.get_tracer_provider()).__name__ not in ("ProxyTracerProvider", "NoOpTracerProvider")
+    metering = type(metrics.get_meter_provider()).__name__ not in ("_ProxyMeterProvider", "NoOpMeterProvider")
+    return tracing, metering
+
+
+def _tracer(api: Any) -> Any:
+    from ._version import __version__
+
+    return api[0].get_tracer(TRACER_NAME, __version__)
+
+
+def _instrument(name: str) -> Any:
+    """The instrument ``name`` of the current meter provider, or ``None`` without one."""
+    global _meter_for
+    api = _otel()
+    if api is None:
+        return None
+    provider = api[1].get_meter_provider()
+    if provider is not _meter_for:
+        _instruments.clear()
+        _meter_for = provider
+        if not _configured(api)[1]:
+            return None
+        _make_instruments(provider)
+    return _instruments.get(name)
+
+
+def _make_instruments(provider: Any) -> None:
+    from ._version import __version__
+
+    meter = provider.get_meter(METER_NAME, __version__)
+    counters = {
+        "sports_posts.calls": ("{call}", "Requests sent to the service (each attempt; a retry counts again)."),
+        "sports_posts.retries": ("{retry}", "Retries after a failed attempt."),
+        "sports_posts.budget.refusals": ("{call}", "Calls a CallBudget refused (nothing was sent)."),
+        "sports_posts.poll.posts_delivered": ("{post}", "Posts a poller delivered."),
+        "sports_posts.webhook.deliveries": ("{delivery}", "Webhook deliveries answered, by outcome."),
+        "sports_posts.lease.changes": ("{change}", "Leases this process took (a new holder) or lost."),
+    }
+    for name, (unit, description) in counters.items():
+        _instruments[name] = meter.create_counter(name, unit=unit, description=description)
+    gauges = {
+        "sports_posts.budget.left": ("{call}", "Calls left in the budget's window (minute, month) at the last draw."),
+        "sports_posts.poll.lag": ("s", "Service time minus the newest post delivered, at the poller's last call."),
+        "sports_posts.inbox.depth": ("{entry}", "Inbox entries waiting or in progress."),
+        "sports_posts.inbox.dead": ("{entry}", "Inbox entries that used every attempt (dead letters)."),
+    }
+    for name, (unit, description) in gauges.items():
+        _instruments[name] = meter.create_observable_gauge(
+            name, callbacks=[_observer(name)], unit=unit, description=description)
+
+
+def _observer(name: str) -> Callable[[Any], list[Any]]:
+    def observe(options: Any) -> list[Any]:
+        from opentelemetry.metrics import Observation
+
+        if name.startswith("sports_posts.inbox."):
+            _observe_inboxes()
+        return [Observation(v, dict(attrs)) for (n, attrs), v in list(_gauges.items()) if n == name]
+
+    return observe
+
+
+def _gauge(name: str, value: float, **attrs: Any) -> None:
+    _gauges[(name, tuple(sorted(attrs.items())))] = value
+
+
+def _add(name: str, attrs: Mapping[str, Any], value: int = 1) -> None:
+    counter = _instrument(name)
+    if counter is not None:
+        counter.add(value, dict(attrs))
+
+
+# -- API calls -------------------------------------------------------------------------------
+
+_MODES = (("teams", "team"), ("players", "player"), ("lat", "nearby"), ("match", "game"))
+
+
+def _mode(call: APICall) -> Optional[str]:
+    """The mode of GET /posts the service infers from the parameters (spec 4.1)."""
+    if call.path != "/posts":
+        return None
+    for param, mode in _MODES:
+        if param in call.params:
+            return mode
+    if call.params.get("sort") == "trending" or not ("leagues" in call.params or "league" in call.params):
+        return "trending"
+    return "league"
+
+
+def traced_flow(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig) -> Generator[Any, Any, T]:
+    """``flow`` (a call's ``exchange_flow``) observed: a span per call, the call and retry
+    counters; ``flow`` itself when OpenTelemetry is absent or not configured."""
+    api = _otel()
+    if api is None:
+        return flow
+    tracing, metering = _configured(api)
+    if not (tracing or metering):
+        return flow
+    return _observed(flow, call, config, api, tracing)
+
+
+def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig, api: Any,
+              tracing: bool) -> Generator[Any, Any, T]:
+    trace = api[0]
+    url = config.base_url if isinstance(config.base_url, str) else str(config.base_url)
+    template = url.split("://", 1)[-1].split("/", 1)[-1].rstrip("/")
+    template = ("/" + template if template else "") + call.path
+    host_port = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    host, _, port = host_port.partition(":")
+    attrs: dict[str, Any] = {"http.request.method": call.method, "url.template": template,
+                             "server.address": host, "sports_posts.endpoint": call.path}
+    if port.isdigit():
+        attrs["server.port"] = int(port)
+    mode = _mode(call)
+    if mode is not None:
+        attrs["sports_posts.mode"] = mode
+    span = _tracer(api).start_span(f"{call.method} {template}", kind=trace.SpanKind.CLIENT, attributes=attrs) \
+        if tracing else None
+    metric = {"url.template": template}
+    attempts = 0
+    status: Optional[int] = None
+    value: Any = None
+    try:
+        while True:
+            try:
+                step = flow.send(value)
+            except StopIteration as done:
+                if span is not None:
+                    span.set_attribute("http.response.status_code", status or 0)
+                return done.value  # type: ignore[no-any-return]
+            sending = not isinstance(step, float)  # a Send, or the seconds of a wait
+            if sending:
+                attempts += 1
+                if attempts > 1:
+                    _add("sports_posts.retries", metric)
+                if span is not None:
+                    _call_span.set(span)  # seen by a CallBudget refusing this attempt
+            elif span is not None:
+                span.add_event("sports_posts.retry_wait", {"sports_posts.retry.wait_seconds": float(step),
+                                                           "sports_posts.attempt": attempts})
+            value = yield step
+            if sending:
+                status = getattr(value, "status_code", None)
+                outcome = {"http.response.status_code": status} if status else {"error.type": type(value).__name__}
+                _add("sports_posts.calls", {**metric, **outcome})
+    except GeneratorExit:  # the driver stopped (a budget refusal ends the span first)
+        raise
+    except BaseException as exc:
+        if span is not None:
+            span.set_attribute("error.type", type(exc).__name__)
+            code = getattr(exc, "status_code", None)  # an APIStatusError
+            if isinstance(code, int):
+                span.set_attribute("http.response.status_code", code)
+            error_code = getattr(exc, "error_code", None)
+            if error_code:
+                span.set_attribute("sports_posts.error_code", str(error_code)[:100])
+            span.set_status(trace.Status(trace.StatusCode.ERROR, type(exc).__name__))
+        raise
+    finally:
+        if span is not None:
+            if _call_span.get() is span:
+                _call_span.set(None)
+            if span.is_recording():
+                span.set_attribute("sports_posts.attempts", attempts)
+                if attempts > 1:
+                    span.set_attribute("http.request.resend_count", attempts - 1)
+                span.end()
+
+
+# -- the budget ------------------------------------------------------------------------------
+
+
+def budget_drawn(budget: CallBudget, draw: BudgetDraw) -> None:
+    """Record what is left of ``budget`` after a draw (its store's answer)."""
+    if _api is False or (_api is None and _otel() is None):
+        return
+    key = budget.key
+    if budget.per_minute is not None:
+        _gauge("sports_posts.budget.left", max(budget.per_minute - draw.minute_used, 0),
+               **{"sports_posts.budget.key": key, "sports_posts.budget.window": "minute"})
+    if budget.per_month is not None:
+        _gauge("sports_posts.budget.left", max(budget.per_month - draw.month_used, 0),
+               **{"sports_posts.budget.key": key, "sports_posts.budget.window": "month"})
+
+
+def budget_refused(budget: CallBudget, refusal: RefusalT) -> RefusalT:
+    """Count a refusal and end the refused call's span with it; returns ``refusal`` to raise."""
+    if _otel() is None:
+        return refusal
+    _add("sports_posts.budget.refusals", {"sports_posts.budget.key": budget.key,
+                                          "sports_posts.budget.bound": getattr(refusal, "bound", None)})
+    span = _call_span.get()
+    if span is not None and span.is_recording():
+        trace = _api[0]
+        span.set_attribute("error.type", "BudgetExhaustedError")
+        span.set_attribute("sports_posts.budget.bound", getattr(refusal, "bound", ""))
+        span.set_status(trace.Status(trace.StatusCode.ERROR, "BudgetExhaustedError"))
+        span.set_attribute("sports_posts.attempts", 0)
+        span.end()
+        _call_span.set(None)
+    return refusal
+
+
+# -- the poller ------------------------------------------------------------------------------
+
+
+def _feed(filters: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(filters.items()) if v is not None) or "all"
+
+
+def posts_delivered(count: int, filters: Mapping[str, Any]) -> None:
+    """Count the posts of a batch a poller delivered."""
+    if _api is False:
+        return
+    _add("sports_posts.poll.posts_delivered", {"sports_posts.poll.feed": _feed(filters)}, count)
+
+
+def poll_lag(service_now: datetime, state: Any, filters: Mapping[str, Any]) -> None:
+    """Record the poller's lag after a call: the service's now minus the newest post
+    delivered (the saved state's watermark; nothing before the first save)."""
+    if _api is False or state is None:
+        return
+    _gauge("sports_posts.poll.lag", max((service_now - state.watermark).total_seconds(), 0.0),
+           **{"sports_posts.poll.feed": _feed(filters)})
+
+
+# -- leases ----------------------------------------------------------------------------------
+
+
+def lease_taken(key: str, before: Optional[int], token: int) -> None:
+    """Count a lease taken with a new fencing token (a new holder), not a re-acquire."""
+    if token and token != before:
+        lease_changed(key, "acquired")
+
+
+def lease_changed(key: str, change: str) -> None:
+    """Count a lease this process took (``acquired``: a new holder) or lost (``lost``)."""
+    if _api is False:
+        return
+    _add("sports_posts.lease.changes", {"sports_posts.lease.key": key, "sports_posts.lease.change": change})
+
+
+# -- webhooks --------------------------------------------------------------------------------
+
+_PASSED = {"accepted": "accepted", "processed": "processed", "duplicate": "duplicate", "ignored": "ignored"}
+
+
+def _inbox_name(inbox: Any) -> str:
+    return type(inbox).__name__
+
+
+def _observe_inboxes() -> None:
+    for inbox in list(_inboxes):
+        try:
+            counts = inbox.counts()
+        except Exception:  # an unreachable store: no figure rather than a failed export
+            continue
+        name = _inbox_name(inbox)
+        _gauge("sports_posts.inbox.depth", counts.get("pending", 0) + counts.get("processing", 0),
+               **{"sports_posts.inbox": name})
+        _gauge("sports_posts.inbox.dead", counts.get("dead", 0), **{"sports_posts.inbox": name})
+
+
+def watch_inbox(inbox: Any) -> None:
+    """Report ``inbox``'s depth and dead letters with the gauges (read when exported)."""
+    if inbox is not None and _otel() is not None:
+        _inboxes.add(inbox)
+
+
+def traced_delivery(handle: F) -> F:
+    """Wrap a receiver's ``handle``: a span and a count per webhook delivery."""
+    import functools
+
+    @functools.wraps(handle)
+    def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
+        if _api is False:
+            return handle(receiver, body, headers)
+        started = time.time_ns()
+        response = handle(receiver, body, headers)
+        _delivered(receiver, response, headers, started)
+        return response
+
+    return wrapper  # type: ignore[return-value]
+
+
+def traced_delivery_async(handle: F) -> F:
+    """``traced_delivery`` for ``handle_async``."""
+    import functools
+
+    @functools.wraps(handle)
+    async def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
+        if _api is False:
+            return await handle(receiver, body, headers)
+        started = time.time_ns()
+        response = await handle(receiver, body, headers)
+        _delivered(receiver, response, headers, started)
+        return response
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _delivered(receiver: Any, response: Any, headers: Any, started: int) -> None:
+    try:
+        from .webhooks.signature import signature_and_delivery
+
+        delivery_id = signature_and_delivery(headers, receiver.header_names)[1]
+        _record_delivery(receiver, response, delivery_id, started)
+    except Exception:  # telemetry must never turn an answer into an error
+        log.debug("webhook delivery not recorded", exc_info=True)
+
+
+def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], started: int) -> None:
+    api = _otel()
+    if api is None:
+        return
+    tracing, metering = _configured(api)
+    if not (tracing or metering):
+        return
+    outcome = response.outcome or "unknown"
+    event = response.event
+    kind = getattr(event, "event", None) or "unknown"
+    inbox = getattr(receiver, "inbox", None)
+    watch_inbox(inbox)
+    result = _PASSED.get(outcome, "refused")
+    attrs: dict[str, Any] = {"sports_posts.webhook.event": kind, "sports_posts.webhook.outcome": result}
+    if result == "refused":
+        attrs["sports_posts.webhook.reason"] = outcome
+    _add("sports_posts.webhook.deliveries", attrs)
+    if not tracing:
+        return
+    trace = api[0]
+    span_attrs: dict[str, Any] = {
+        **attrs,
+        "messaging.system": "sports_posts",
+        "messaging.operation.type": "process",
+        "messaging.operation.name": "process",
+        "messaging.destination.name": kind,
+        "http.response.status_code": response.status_code,
+    }
+    if delivery_id:
+        span_attrs["messaging.message.id"] = delivery_id[:200]
+    post_id = getattr(getattr(event, "data", None), "id", None)
+    if post_id:
+        span_attrs["messaging.message.conversation_id"] = str(post_id)
+    if inbox is not None:
+        span_attrs["sports_posts.webhook.inbox"] = _inbox_name(inbox)
+    span = _tracer(api).start_span(f"process {kind}", kind=trace.SpanKind.CONSUMER, attributes=span_attrs,
+                                   start_time=started)
+    if result == "refused":
+        span.set_attribute("error.type", outcome)
+        span.set_status(trace.Status(trace.StatusCode.ERROR, outcome))
+    span.end()

@@ -1,0 +1,149 @@
+"""The operations commands (inbox, budget, lease) against the suite's real Redis and PostgreSQL
+servers, and a SQLite file: what they print, and what they change."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from sports_posts import CallBudget
+from sports_posts.cli import main
+from sports_posts.polling import Lease
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def run_json(*argv: str) -> Any:
+    status, out, err = run(*argv, "--json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+@pytest.fixture
+def pg(postgres_url: str) -> Iterator[str]:
+    import psycopg
+
+    from sports_posts._stores.postgres import schema_sql
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(schema_sql())
+        conn.execute("TRUNCATE sports_posts_inbox")
+    yield postgres_url
+
+
+@pytest.fixture(params=["postgresql", "redis", "sqlite"])
+def inbox_at(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Callable[[], Any], list[str]]:
+    """(URL, a maker of the inbox object on it, the extra CLI arguments)."""
+    if request.param == "postgresql":
+        from sports_posts.webhooks import PostgresInbox
+
+        url = request.getfixturevalue("pg")
+        return url, lambda: PostgresInbox(url, max_attempts=1), []
+    if request.param == "redis":
+        from sports_posts.webhooks import RedisInbox
+
+        url = request.getfixturevalue("redis_url")
+        prefix = f"test:{uuid.uuid4().hex[:8]}:"
+        return url, lambda: RedisInbox(url, prefix=prefix, max_attempts=1), ["--prefix", prefix]
+    from sports_posts.webhooks import SQLiteInbox
+
+    path = str(tmp_path / "inbox.db")
+    return path, lambda: SQLiteInbox(path, max_attempts=1), []
+
+
+def _dead_letter(inbox: Any, key: str) -> None:
+    inbox.put(key, b'{"x":1}', f"delivery-{key}")
+    for entry in inbox.take_due(10):
+        if entry.key == key:
+            inbox.mark_failed(entry, "RuntimeError: storage down", permanent=True)
+
+
+def test_inbox_status_dead_requeue_and_purge(inbox_at: tuple[str, Callable[[], Any], list[str]]) -> None:
+    url, make, extra = inbox_at
+    inbox = make()
+    _dead_letter(inbox, "broken")
+    inbox.put("waiting", b'{"x":0}', "delivery-w")
+    assert run_json("inbox", "status", url, *extra) == {"pending": 1, "processing": 0, "done": 0, "dead": 1}
+    dead = run_json("inbox", "dead", url, *extra)
+    assert [(d["key"], d["attempts"], d["last_error"]) for d in dead] == [("broken", 1, "RuntimeError: storage down")]
+    status, out, _ = run("inbox", "status", url, *extra)
+    assert status == 0 and "dead        1" in out
+
+    status, out, _ = run("inbox", "requeue", url, "broken", "waiting", *extra, "--json")
+    assert status == 1, "a key that was not dead fails the command"
+    assert json.loads(out) == {"requeued": ["broken"], "not_dead": ["waiting"]}
+    assert run_json("inbox", "status", url, *extra)["pending"] == 2
+
+    for entry in inbox.take_due(10):  # the requeued one fails for good again; the other is done
+        if entry.key == "broken":
+            inbox.mark_failed(entry, "RuntimeError: storage down", permanent=True)
+        else:
+            inbox.mark_done(entry)
+    status, _, err = run("inbox", "purge-dead", url, *extra)
+    assert status == 1 and "--force" in err and run_json("inbox", "status", url, *extra)["dead"] == 1
+    assert run_json("inbox", "purge-dead", url, "--force", *extra) == {"purged": 1}
+    assert run_json("inbox", "status", url, *extra)["dead"] == 0 and run_json("inbox", "dead", url, *extra) == []
+    inbox.close()
+
+
+def test_a_missing_sqlite_inbox_is_an_error_not_an_empty_one(tmp_path: Path) -> None:
+    status, _, err = run("inbox", "status", str(tmp_path / "nope.db"))
+    assert status == 1 and "no SQLite inbox" in err and not (tmp_path / "nope.db").exists()
+
+
+@pytest.mark.parametrize("store", ["postgres_url", "redis_url"])
+def test_budget_status_shows_use_and_draws_nothing(store: str, request: pytest.FixtureRequest) -> None:
+    url = request.getfixturevalue(store)
+    key = f"test:budget:{uuid.uuid4().hex[:8]}"
+    budget = CallBudget(url, per_minute=50, per_month=100, key=key)
+    budget.acquire()
+    budget.acquire()
+    budget.close()
+    args = ("budget", "status", url, "--key", key, "--per-minute", "50", "--per-month", "100")
+    first, second = run_json(*args), run_json(*args)
+    assert first == second, "status draws nothing"
+    assert first["month_used"] == 2 and first["month_left"] == 98 and first["per_month"] == 100
+    assert first["minute_used"] in (0, 2)  # 0 when the store's minute turned since the draws
+    assert len(first["month"]) == 7 and first["month"][4] == "-"
+    unbounded = run_json("budget", "status", url, "--key", key)
+    assert unbounded["month_used"] == 2 and unbounded["month_left"] is None and unbounded["per_month"] is None
+    status, out, _ = run(*args)
+    assert status == 0 and "used 2, left 98 of 100" in out
+
+
+@pytest.mark.parametrize("store", ["postgres_url", "redis_url"])
+def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
+    store: str, request: pytest.FixtureRequest
+) -> None:
+    url = request.getfixturevalue(store)
+    key = f"test:lease:{uuid.uuid4().hex[:8]}"
+    assert run_json("lease", "status", url, key) == {"key": key, "holder": None, "token": 0, "expires_in": None}
+    stuck = Lease(url, key=key, ttl=600)
+    token = stuck.acquire()
+    assert token is not None
+    shown = run_json("lease", "status", url, key)
+    assert shown["holder"] == stuck.holder and shown["token"] == token and 0 < shown["expires_in"] <= 600
+
+    status, _, err = run("lease", "release", url, key)
+    assert status == 1 and "--force" in err and f"token {token}" in err
+    assert run_json("lease", "status", url, key)["holder"] == stuck.holder, "nothing released without --force"
+
+    released = run_json("lease", "release", url, key, "--force")
+    assert released["released"] is True and released["holder"] == stuck.holder
+    assert run_json("lease", "status", url, key)["holder"] is None
+    assert stuck.renew() is False, "the old holder learns at its next renewal"
+    successor = Lease(url, key=key)
+    assert successor.acquire() == token + 1, "the fencing counter was kept"
+    status, out, _ = run("lease", "status", url, key)
+    assert status == 0 and f"token       {token + 1}" in out and successor.holder in out
+    stuck.close()
+    successor.close()
