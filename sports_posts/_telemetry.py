@@ -336,44 +336,48 @@ def watch_inbox(inbox: Any) -> None:
         _inboxes.add(inbox)
 
 
-def traced_delivery(handle: F) -> F:
-    """Wrap a receiver's ``handle``: a span and a count per webhook delivery."""
+def traced_delivery(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Callable[[F], F]:
+    """Wrap a receiver's ``handle``: a span and a count per webhook delivery.
+    ``delivery_id_of(receiver, headers)`` reads the delivery id (only when recording)."""
     import functools
 
-    @functools.wraps(handle)
-    def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
-        if _api is False:
-            return handle(receiver, body, headers)
-        started = time.time_ns()
-        response = handle(receiver, body, headers)
-        _delivered(receiver, response, headers, started)
-        return response
+    def decorate(handle: F) -> F:
+        @functools.wraps(handle)
+        def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
+            if _api is False:
+                return handle(receiver, body, headers)
+            started = time.time_ns()
+            response = handle(receiver, body, headers)
+            _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
+            return response
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
-def traced_delivery_async(handle: F) -> F:
+def traced_delivery_async(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Callable[[F], F]:
     """``traced_delivery`` for ``handle_async``."""
     import functools
 
-    @functools.wraps(handle)
-    async def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
-        if _api is False:
-            return await handle(receiver, body, headers)
-        started = time.time_ns()
-        response = await handle(receiver, body, headers)
-        _delivered(receiver, response, headers, started)
-        return response
+    def decorate(handle: F) -> F:
+        @functools.wraps(handle)
+        async def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
+            if _api is False:
+                return await handle(receiver, body, headers)
+            started = time.time_ns()
+            response = await handle(receiver, body, headers)
+            _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
+            return response
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
-def _delivered(receiver: Any, response: Any, headers: Any, started: int) -> None:
+def _delivered(receiver: Any, response: Any, delivery_id: Callable[[], Optional[str]], started: int) -> None:
     try:
-        from .webhooks.signature import signature_and_delivery
-
-        delivery_id = signature_and_delivery(headers, receiver.header_names)[1]
-        _record_delivery(receiver, response, delivery_id, started)
+        _record_delivery(receiver, response, delivery_id(), started)
     except Exception:  # telemetry must never turn an answer into an error
         log.debug("webhook delivery not recorded", exc_info=True)
 

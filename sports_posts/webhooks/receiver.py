@@ -76,6 +76,11 @@ def _seconds(name: str, value: object, *, below: float) -> float:
     return float(value)
 
 
+def _delivery_id(receiver: WebhookReceiver, headers: Headers) -> Optional[str]:
+    """The delivery id of a request, for its telemetry span."""
+    return signature_and_delivery(headers, receiver.header_names)[1]
+
+
 class WebhookReceiver:
     """Verify, de-duplicate and dispatch breaking-news webhooks for any web framework.
 
@@ -172,7 +177,7 @@ class WebhookReceiver:
 
     # -- deciding ---------------------------------------------------------------------
 
-    @_telemetry.traced_delivery
+    @_telemetry.traced_delivery(_delivery_id)
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
@@ -197,7 +202,7 @@ class WebhookReceiver:
             return self._enqueue(body, event, key)
         return self._run_inline(event, key, started)
 
-    @_telemetry.traced_delivery_async
+    @_telemetry.traced_delivery_async(_delivery_id)
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
