@@ -37,6 +37,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
+C = TypeVar("C")
 V = TypeVar("V")
 
 
@@ -60,7 +61,7 @@ def async_page_to_raw_response_wrapper(func: Callable[P, R]) -> Callable[P, Awai
     return cast("Callable[P, Awaitable[RawResponse[R]]]", func)
 
 
-def _viewed(func: Callable[P, Any], view: Callable[[Any], V]) -> Callable[P, V]:
+def _viewed(func: Callable[P, C], view: Callable[[C], V]) -> Callable[P, V]:
     """``func`` (``with_options``) with its answer wrapped in ``view``: same parameters."""
 
     @functools.wraps(func)
