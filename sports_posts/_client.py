@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Generic, Optional, TypeVar, Union
 
 from typing_extensions import Self
 
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from .resources.account import Account, AsyncAccount
     from .resources.ids import AsyncIds, Ids
     from .resources.posts import AsyncPosts, Posts
+    from .resources.raw import AsyncSportsPostsWithRawResponse, SportsPostsWithRawResponse
 
 __all__ = ["AsyncSportsPosts", "SportsPosts"]
 
@@ -194,12 +195,6 @@ class _ClientBase(Generic[H]):
         )
         return self._copy(config, raw=self._raw)
 
-    @property
-    def with_raw_response(self) -> Any:
-        """This client with every method answering a ``RawResponse``: ``.status_code``,
-        ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
-        return self._copy(self._config, raw=True)
-
     def _shape(self, parsed: T, keep: Callable[[], Response], into: Callable[[T], R]) -> R:
         """What a method returns: its result, or the raw answer around it."""
         if self._raw:
@@ -279,6 +274,14 @@ class SportsPosts(_ClientBase[Client]):
         from .resources.ids import Ids
 
         return Ids(self)
+
+    @property
+    def with_raw_response(self) -> SportsPostsWithRawResponse:
+        """This client's calls, each answering a ``RawResponse``: ``.status_code``,
+        ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
+        from .resources.raw import SportsPostsWithRawResponse
+
+        return SportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
     def _own_pool(self) -> Client:
         return deadline_client(self._config.stack, trust_env=not is_local(self._config.base_url))
@@ -397,6 +400,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         from .resources.ids import AsyncIds
 
         return AsyncIds(self)
+
+    @property
+    def with_raw_response(self) -> AsyncSportsPostsWithRawResponse:
+        """This client's calls, each awaited for a ``RawResponse``: ``.status_code``,
+        ``.headers``, ``.http_request`` and ``.parse()`` for what the method returns."""
+        from .resources.raw import AsyncSportsPostsWithRawResponse
+
+        return AsyncSportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
