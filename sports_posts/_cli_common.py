@@ -1,5 +1,5 @@
 """The command line's internal API: what ``cli.py`` and its command modules
-(``_cli_posts``, ``_cli_poll``, ``_cli_webhooks``, ``_cli_sandbox``) share: argument
+(``_cli_posts``, ``_cli_poll``, ``_cli_webhooks``, ``_cli_sandbox``, ``_cli_ops``) share: argument
 types, the filters of GET /posts, the client a command talks to, and the output,
 escaped for a terminal."""
 

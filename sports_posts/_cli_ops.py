@@ -14,8 +14,9 @@ import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, TextIO
 
+from ._cli_common import _positive_int
 from ._errors import SportsPostsError
 
 __all__ = ["add_commands"]
@@ -261,8 +262,8 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
     c.add_argument("url", metavar="URL", help="the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
-    c.add_argument("--per-minute", type=_positive, default=None, help="the bound the fleet uses, to show what is left")
-    c.add_argument("--per-month", type=_positive, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.set_defaults(run=_cmd_budget_status)
 
     p = sub.add_parser("lease", help="a poller's lease: who holds it; free a stuck one")
@@ -275,13 +276,3 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")
         c.set_defaults(run=_cmd_lease)
-
-
-def _positive(text: str) -> Optional[int]:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
