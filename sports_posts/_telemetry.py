@@ -19,6 +19,8 @@ from collections.abc import Generator, Mapping
 from datetime import datetime
 from typing import Any, Callable, Optional, TypeVar
 
+from ._modes import MODE_PARAMETERS
+
 # A leaf of the package: it reads the calls, budgets and draws it is handed by attribute and
 # imports none of their modules (not even for type checkers), so no import circle runs
 # through the hooks that the client, the budget and the receiver call.
@@ -141,15 +143,12 @@ def _add(name: str, attrs: Mapping[str, Any], value: int = 1) -> None:
 
 # -- API calls -------------------------------------------------------------------------------
 
-_MODES = (("teams", "team"), ("players", "player"), ("lat", "nearby"), ("match", "game"))
-
-
 def _mode(call: APICall) -> Optional[str]:
     """The mode of GET /posts the service infers from the parameters (spec 4.1)."""
     if call.path != "/posts":
         return None
-    for param, mode in _MODES:
-        if param in call.params:
+    for mode, params in MODE_PARAMETERS.items():
+        if params[0] in call.params:  # the mode's own parameter (lat, not lng; match, not start_time)
             return mode
     if call.params.get("sort") == "trending" or not ("leagues" in call.params or "league" in call.params):
         return "trending"

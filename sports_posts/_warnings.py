@@ -12,12 +12,9 @@ from collections.abc import Collection
 from types import FrameType
 from typing import Optional
 
+from ._modes import MODE_PARAMETERS, modes_given
+
 __all__ = ["CombinedModesWarning", "SportsPostsWarning", "warn_combined_modes"]
-
-_MODES = (("team", ("teams",)), ("player", ("players",)), ("nearby", ("lat", "lng")),
-          ("game", ("match", "start_time")))
-"""The parameters that select each mode of GET /posts (spec 4.1)."""
-
 
 class SportsPostsWarning(UserWarning):
     """Base class of the SDK's warnings (``warnings.simplefilter("error", SportsPostsWarning)``
@@ -44,14 +41,13 @@ def _caller_level() -> int:
 
 def warn_combined_modes(given: Collection[str]) -> None:
     """Warn (``CombinedModesWarning``) when ``given`` names parameters of more than one mode."""
-    modes = [(mode, [n for n in names if n in given]) for mode, names in _MODES]
-    modes = [(mode, names) for mode, names in modes if names]
+    modes = modes_given(given)
     if len(modes) < 2:
         return
-    sent = ", ".join(n for _mode, names in modes for n in names)
+    sent = ", ".join(n for mode in modes for n in MODE_PARAMETERS[mode] if n in given)
     warnings.warn(
         f"GET /posts with parameters of several modes ({sent}: the "
-        f"{' and '.join(mode for mode, _names in modes)} modes): the specification does not "
+        f"{' and '.join(modes)} modes): the specification does not "
         "define the answer to such a combination; send one mode per request",
         CombinedModesWarning,
         stacklevel=_caller_level(),

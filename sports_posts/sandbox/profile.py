@@ -9,27 +9,14 @@ docs/sandbox.md has the table of every such rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .._errors import ParameterError
+from .._modes import MODE_PARAMETERS
+from .._modes import modes_given as combined_modes
 
 __all__ = ["MODE_PARAMETERS", "PROFILES", "Profile", "combined_modes", "profile_named"]
-
-MODE_PARAMETERS: Mapping[str, tuple[str, ...]] = {
-    "team": ("teams",),
-    "player": ("players",),
-    "nearby": ("lat", "lng"),
-    "game": ("match", "start_time"),
-}
-"""The parameters that select each mode of spec 4.1 (besides trending and league)."""
-
-
-def combined_modes(names: Iterable[str]) -> list[str]:
-    """The modes whose selecting parameters appear among ``names``, in the table's order."""
-    given = set(names)
-    return [mode for mode, params in MODE_PARAMETERS.items() if given.intersection(params)]
-
 
 @dataclass(frozen=True)
 class Profile:
