@@ -164,11 +164,7 @@ def check_total_timeout(value: object) -> Optional[float]:
 
 
 def check_max_retries(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RETRIES_LIMIT:
-        raise ParameterError(
-            f"max_retries must be an integer from 0 to {MAX_RETRIES_LIMIT}, got {value!r}", parameter="max_retries"
-        )
-    return value
+    return _checks.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
 
 
 MAX_RESPONSE_BYTES_LIMIT = 1 << 30
