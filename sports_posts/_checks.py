@@ -60,17 +60,27 @@ def non_negative_int(name: str, value: object, *, maximum: Optional[int] = None)
     return integer(name, value, minimum=0, maximum=maximum)
 
 
+def _finite(
+    name: str, value: object, *, maximum: float, allow_zero: bool, noun: str, label: Optional[str] = None
+) -> float:
+    """The rule of ``positive_float`` and ``seconds``: a finite ``noun`` above 0 (or at least
+    0 with ``allow_zero``), at most ``maximum``; nan and infinity refused. ``label`` is what
+    the message calls the value; ``name`` is the option, for ``.parameter``."""
+    shown = label or name
+    if not _is_number(value):
+        raise ParameterError(f"{shown} must be a {noun}, got {_shown(value)}", parameter=name)
+    number = float(value)  # type: ignore[arg-type]
+    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero) or number > maximum:
+        lowest = "0 or more" if allow_zero else "more than 0"
+        upper = f" and at most {maximum:g}" if math.isfinite(maximum) else ""
+        raise ParameterError(f"{shown} must be a finite {noun}, {lowest}{upper}, got {_shown(value)}", parameter=name)
+    return number
+
+
 def positive_float(name: str, value: object, *, maximum: float = math.inf, allow_zero: bool = False) -> float:
     """A finite number above 0 (or at least 0 with ``allow_zero``), at most ``maximum``;
     nan and infinity are refused (a bound of infinity is no bound)."""
-    lowest = "0 or more" if allow_zero else "more than 0"
-    if not _is_number(value):
-        raise ParameterError(f"{name} must be a number, got {_shown(value)}", parameter=name)
-    number = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero) or number > maximum:
-        upper = f" and at most {maximum:g}" if math.isfinite(maximum) else ""
-        raise ParameterError(f"{name} must be a finite number, {lowest}{upper}, got {_shown(value)}", parameter=name)
-    return number
+    return _finite(name, value, maximum=maximum, allow_zero=allow_zero, noun="number")
 
 
 def seconds(
@@ -79,17 +89,7 @@ def seconds(
     """A duration in seconds: finite, above 0 (or 0 with ``allow_zero``), at most one day
     unless ``maximum`` says otherwise. ``label`` is what the message calls it (a part of
     the option, ``timeout.read``); ``name`` is the option, for ``.parameter``."""
-    shown = label or name
-    if not _is_number(value):
-        raise ParameterError(f"{shown} must be a number of seconds, got {_shown(value)}", parameter=name)
-    number = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero) or number > maximum:
-        lowest = "0 or more" if allow_zero else "more than 0"
-        raise ParameterError(
-            f"{shown} must be a finite number of seconds, {lowest} and at most {maximum:g}, got {_shown(value)}",
-            parameter=name,
-        )
-    return number
+    return _finite(name, value, maximum=maximum, allow_zero=allow_zero, noun="number of seconds", label=label)
 
 
 def optional_seconds(name: str, value: object, *, maximum: float = ONE_DAY, allow_zero: bool = False) -> Optional[float]:
