@@ -368,3 +368,34 @@ def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, gi
         closing.close()
     if given == "client":
         where.close()
+
+
+def _cluster_errors() -> list[BaseException]:
+    from redis import exceptions as e
+    from redis.sentinel import MasterNotFoundError
+
+    return [e.MovedError("3999 127.0.0.1:7001"), e.AskError("3999 127.0.0.1:7001"),
+            e.ClusterCrossSlotError(), e.ClusterDownError("CLUSTERDOWN The cluster is down"),
+            e.TryAgainError(), e.RedisClusterException("EVALSHA - all keys must map to the same key slot"),
+            e.SlotNotCoveredError("slot 3999 is not covered"), e.ClusterError("no node"),
+            MasterNotFoundError("No master found for 'spmaster'")]
+
+
+@pytest.mark.parametrize("error", _cluster_errors(), ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("cluster", [True, False])
+def test_every_cluster_and_sentinel_error_is_a_store_error(error: BaseException, cluster: bool) -> None:
+    class Raising:
+        """A client whose every script raises ``error``."""
+
+        def register_script(self, source: str) -> Callable[..., Any]:
+            def run(**kwargs: Any) -> Any:
+                raise error
+
+            return run
+
+    lease = Lease(Raising(), key="errors")
+    lease._runner.cluster = cluster
+    with pytest.raises(StoreError) as caught:
+        lease.acquire()
+    assert caught.value.engine == "redis" and caught.value.__cause__ is None
+    assert type(error).__name__ in str(caught.value)
