@@ -227,9 +227,9 @@ class Redis:
         client = self._client if self._client is not None else self._given_async
         try:
             pool = client.connection_pool
-            service = getattr(pool, "service_name", None)
-            if service is not None:
-                return f"sentinel {service}/{pool.connection_kwargs.get('db', 0)}"
+            name = getattr(pool, "service_name", None)
+            if name is not None:
+                return f"sentinel {name}/{pool.connection_kwargs.get('db', 0)}"
             kwargs = pool.connection_kwargs
             return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
         except AttributeError:

@@ -78,8 +78,8 @@ class Target:
             setup: SentinelSetup = self.request.getfixturevalue("redis_sentinel")
             if self.setup == "sentinel-url":
                 return f"redis+sentinel://127.0.0.1:{setup.sentinel_port}/{setup.service}/0"
-            sentinel = redis.sentinel.Sentinel([("127.0.0.1", setup.sentinel_port)], socket_timeout=2)
-            client = sentinel.master_for(setup.service, socket_timeout=2)
+            sentinel = redis.sentinel.Sentinel([("127.0.0.1", setup.sentinel_port)], socket_timeout=2)  # type: ignore[no-untyped-call]
+            client = sentinel.master_for(setup.service, socket_timeout=2)  # type: ignore[no-untyped-call]
         self.made.append(client)
         return client
 
@@ -94,7 +94,8 @@ class Target:
             client: Any = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port)
         elif self.setup == "sentinel-client":
             setup: SentinelSetup = self.request.getfixturevalue("redis_sentinel")
-            sentinel = redis.asyncio.sentinel.Sentinel([("127.0.0.1", setup.sentinel_port)], socket_timeout=2)
+            sentinel = redis.asyncio.sentinel.Sentinel(  # type: ignore[no-untyped-call]
+                [("127.0.0.1", setup.sentinel_port)], socket_timeout=2)
             client = sentinel.master_for(setup.service, socket_timeout=2)
         else:
             return self.sync()
@@ -280,7 +281,7 @@ def test_a_cluster_tags_every_key_of_a_script_alike(redis_cluster: list[int]) ->
     key = f"tags{_tag()}"
     Lease(client, key=key).acquire()
     RedisDedupeStore(client, prefix=key + ":").claim("s")
-    names = {n.decode() for n in client.keys(f"*{key}*", target_nodes=client.ALL_NODES)}
+    names = {n.decode() if isinstance(n, bytes) else n for n in client.keys(f"*{key}*", target_nodes=client.ALL_NODES)}
     assert names == {f"{{{key}}}:lease", f"{{{key}}}:fence", f"{{{key}:}}__marker__", f"{{{key}:}}s"}
     # a prefix with its own tag keeps its names
     RedisDedupeStore(client, prefix=f"{{{key}x}}:").claim("t")
@@ -337,8 +338,9 @@ def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, gi
     if given == "url":
         where: Any = f"redis+sentinel://127.0.0.1:{setup.sentinel_port}/{setup.service}/0"
     else:
-        sentinel = redis.sentinel.Sentinel([("127.0.0.1", setup.sentinel_port)], socket_timeout=1)
-        where = sentinel.master_for(setup.service, socket_timeout=1, socket_connect_timeout=1)
+        sentinel = redis.sentinel.Sentinel([("127.0.0.1", setup.sentinel_port)], socket_timeout=1)  # type: ignore[no-untyped-call]
+        where = sentinel.master_for(  # type: ignore[no-untyped-call]
+            setup.service, socket_timeout=1, socket_connect_timeout=1)
     tag = _tag()
     store = RedisDedupeStore(where, prefix=f"fo{tag}:", socket_timeout=1)
     inbox = RedisInbox(where, prefix=f"fo{tag}:inbox:", socket_timeout=1)
