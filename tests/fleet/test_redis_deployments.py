@@ -401,3 +401,26 @@ def test_every_cluster_and_sentinel_error_is_a_store_error(error: BaseException,
         lease.acquire()
     assert caught.value.engine == "redis" and caught.value.__cause__ is None
     assert type(error).__name__ in str(caught.value)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("setup_name", ["cluster-client", "sentinel-client"])
+async def test_the_async_methods_work_with_a_sync_client(request: pytest.FixtureRequest, setup_name: str) -> None:
+    """A sync Sentinel client is mirrored (same sentinels, same service); a sync cluster
+    client runs in a worker thread."""
+    target = Target(request, setup_name)
+    client = target.sync()
+    try:
+        store = RedisDedupeStore(client, prefix=f"mirror{_tag()}:")
+        assert await store.aclaim("a") and not await store.aclaim("a")
+        await store.acomplete("a")
+        assert store.is_complete("a")  # the sync client sees what the async path wrote
+        inbox = RedisInbox(client, prefix=f"mirror{_tag()}:inbox:")
+        assert await inbox.aput("k", b"x")
+        assert [e.key for e in inbox.take_due(5)] == ["k"]
+        lease = Lease(client, key=f"mirror{_tag()}")
+        assert await lease.acquire_async()
+        await store.aclose()
+        await inbox.aclose()
+    finally:
+        target.close()
