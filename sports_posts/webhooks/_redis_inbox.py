@@ -205,7 +205,8 @@ class RedisInbox:
     """A durable inbox on a Redis stream, shared by receivers and workers on many machines.
 
     Same interface and states as ``SQLiteInbox``. ``client_or_url`` is a ``redis://``
-    URL or a ``redis.Redis`` / ``redis.asyncio.Redis`` client (not closed here). Durability
+    URL (``redis+cluster://``, ``redis+sentinel://`` too) or a ``redis.Redis`` /
+    ``redis.cluster.RedisCluster`` client or their ``redis.asyncio`` twins (not closed here). Durability
     is Redis's: run it with ``appendonly yes`` (see the fleet docs), or an acknowledged
     event can be lost with the server.
     """

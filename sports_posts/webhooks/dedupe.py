@@ -342,7 +342,8 @@ class RedisDedupeStore:
     """A store in Redis (extra ``redis``): ``SET NX PX`` claims, shared by every host of a fleet.
 
     Expiry is Redis's own, so lease and ttl need no clock here. ``client_or_url`` is a
-    ``redis.Redis`` client or a ``redis://`` URL. ``aclaim`` and its siblings use
+    ``redis://`` URL (``redis+cluster://``, ``redis+sentinel://`` too) or a client: a
+    ``redis.Redis`` (a Sentinel's ``master_for`` included) or a ``redis.cluster.RedisCluster``. ``aclaim`` and its siblings use
     ``redis.asyncio`` (``async_client``, or one made from the URL or the client's settings),
     so ``WebhookReceiver.handle_async`` makes no thread hop. A client made here from a URL
     has ``socket_timeout`` (seconds) as its socket and connect timeouts.

@@ -424,3 +424,16 @@ async def test_the_async_methods_work_with_a_sync_client(request: pytest.Fixture
         await inbox.aclose()
     finally:
         target.close()
+
+
+def test_the_operations_commands_read_a_cluster_and_a_sentinel(
+    redis_cluster: list[int], redis_sentinel: SentinelSetup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sports_posts.cli import main
+
+    for url in (f"redis+cluster://127.0.0.1:{redis_cluster[0]}",
+                f"redis+sentinel://127.0.0.1:{redis_sentinel.sentinel_port}/{redis_sentinel.service}"):
+        key = f"ops{_tag()}"
+        Lease(url, key=key).acquire()
+        main(["lease", "status", url, key, "--json"])
+        assert '"token": 1' in capsys.readouterr().out
