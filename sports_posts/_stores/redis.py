@@ -183,8 +183,10 @@ class Redis:
                 self.url = check_url(client_or_url, _SCHEMES, owner, parameter)
                 try:
                     if scheme in _CLUSTER:
+                        # Made on the first sync call (a RedisCluster connects as it is made);
+                        # a plain client of the same URL checks its syntax now, without I/O.
                         self.cluster = True
-                        self._client = self._cluster_from_url(sync=True)
+                        redis.Redis.from_url(self._base_url(), **self._timeouts).close()
                     else:
                         self.cluster = None if scheme != "unix" else False
                         self._client = redis.Redis.from_url(self.url, **self._timeouts)
@@ -259,11 +261,15 @@ class Redis:
 
     # -- which server: a single one, a cluster, a Sentinel's master ----------------------
 
-    def _cluster_from_url(self, *, sync: bool) -> Any:
-        """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds."""
+    def _base_url(self) -> str:
+        """The URL with a ``redis://`` or ``rediss://`` scheme, as redis-py parses it."""
         assert self.url is not None
         scheme, rest = self.url.split(":", 1)
-        url = ("rediss" if scheme.lower().startswith("rediss") else "redis") + ":" + rest
+        return ("rediss" if scheme.lower().startswith("rediss") else "redis") + ":" + rest
+
+    def _cluster_from_url(self, *, sync: bool) -> Any:
+        """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds."""
+        url = self._base_url()
         if sync:
             return import_driver("redis.cluster", self.owner).RedisCluster.from_url(url, **self._timeouts)
         return import_driver("redis.asyncio.cluster", self.owner).RedisCluster.from_url(url, **self._async_timeouts)
@@ -283,9 +289,8 @@ class Redis:
         with self._mode_lock:
             if self.cluster is not None:
                 return
-            if cluster:
-                plain, self._client = self._client, self._cluster_from_url(sync=True)
-                plain.close()
+            if cluster:  # the cluster client is made by the next sync call; the plain one is dropped
+                self._client = None  # (not closed: another thread may be finishing its INFO on it)
             self.cluster = cluster
 
     def _cluster_enabled(self, info: Any) -> bool:
@@ -343,10 +348,14 @@ class Redis:
     @property
     def has_sync(self) -> bool:
         """Whether the sync methods can run (not when given only a redis.asyncio client)."""
-        return self._client is not None
+        return self._client is not None or self.url is not None
 
     def client(self) -> Any:
-        """The sync client."""
+        """The sync client (a cluster's made here on first use, inside the error translation)."""
+        if self._client is None and self.url is not None and self.cluster:
+            with self._mode_lock, self.errors():
+                if self._client is None:
+                    self._client = self._cluster_from_url(sync=True)
         if self._client is None:
             raise ParameterError(
                 f"{self.owner} was given a redis.asyncio client: use its async methods; pass a "

@@ -407,13 +407,13 @@ class RedisInbox:
         """Leave the group if nothing is held (workers come and go), and close a client made from a URL."""
         if not self._redis.has_sync:
             return
-        with self._errors_here():
-            client = self._redis.client()
-            stream = self._name(self._k("stream"))
-            if self._group_ready and not client.xpending_range(
-                stream, self.group, min="-", max="+", count=1, consumername=self.consumer
-            ):
-                client.xgroup_delconsumer(stream, self.group, self.consumer)
+        if self._group_ready:
+            with self._errors_here():
+                client = self._redis.client()
+                stream = self._name(self._k("stream"))
+                if not client.xpending_range(stream, self.group, min="-", max="+", count=1,
+                                             consumername=self.consumer):
+                    client.xgroup_delconsumer(stream, self.group, self.consumer)
         self._redis.close()
 
     # -- async ---------------------------------------------------------------------------

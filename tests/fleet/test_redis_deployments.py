@@ -437,3 +437,31 @@ def test_the_operations_commands_read_a_cluster_and_a_sentinel(
         Lease(url, key=key).acquire()
         main(["lease", "status", url, key, "--json"])
         assert '"token": 1' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("url", ["redis+cluster://127.0.0.1:1", "redis://127.0.0.1:1/0",
+                                 "redis+sentinel://127.0.0.1:1/spmaster/0"])
+def test_an_unreachable_deployment_is_a_typed_error_at_the_first_call_not_at_construction(url: str) -> None:
+    store = RedisDedupeStore(url, socket_timeout=1)
+    inbox = RedisInbox(url, socket_timeout=1)
+    with pytest.raises(StoreError):
+        store.claim("a")
+    with pytest.raises(StoreError):
+        inbox.put("a", b"x")
+    store.close()
+    inbox.close()
+
+
+@pytest.mark.parametrize("url", ["redis+sentinel://127.0.0.1:26379", "redis+sentinel://h:x/name",
+                                 "redis+sentinel://h:1/name/db", "redis+cluster://h:x"])
+def test_a_mistyped_deployment_url_is_a_parameter_error_at_construction(url: str) -> None:
+    from sports_posts import ParameterError
+
+    with pytest.raises(ParameterError):
+        RedisDedupeStore(url)
+
+
+def test_a_sentinel_url_shows_no_password() -> None:
+    store = RedisDedupeStore("redis+sentinel://:hunter2-secret@127.0.0.1:26379,127.0.0.1:26380/spmaster/2")
+    assert "hunter2" not in repr(store)
+    assert "sentinel 127.0.0.1:26379,127.0.0.1:26380/spmaster/2" in repr(store)
