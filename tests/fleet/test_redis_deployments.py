@@ -465,3 +465,63 @@ def test_a_sentinel_url_shows_no_password() -> None:
     store = RedisDedupeStore("redis+sentinel://:hunter2-secret@127.0.0.1:26379,127.0.0.1:26380/spmaster/2")
     assert "hunter2" not in repr(store)
     assert "sentinel 127.0.0.1:26379,127.0.0.1:26380/spmaster/2" in repr(store)
+
+
+DRAIN_WORKER = """
+import os, sys, time
+from sports_posts.webhooks import RedisDedupeStore, RedisInbox, WebhookReceiver
+
+url, prefix, out, go = sys.argv[1:5]
+open(out + ".ready", "w").close()
+deadline = time.monotonic() + 60
+while not os.path.exists(go) and time.monotonic() < deadline:  # every worker starts together
+    time.sleep(0.01)
+with open(out, "a") as handled:
+    def handler(event):
+        handled.write(event.dedupe_key + "\\n")
+        handled.flush()
+
+    inbox = RedisInbox(url, prefix=prefix + "inbox:")
+    receiver = WebhookReceiver("whsec_test_cluster", handler, store=RedisDedupeStore(url, prefix=prefix),
+                               inbox=inbox, start_worker=False)
+    idle = 0
+    while idle < 3:  # three empty rounds in a row: the others hold nothing more
+        taken = receiver.run_inbox_once(4)
+        counts = inbox.counts()
+        idle = idle + 1 if not taken and counts["pending"] + counts["processing"] == 0 else 0
+    receiver.close()
+    inbox.close()
+"""
+
+
+def test_a_cluster_drain_across_processes_handles_each_story_once(redis_cluster: list[int], tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    url = f"redis+cluster://127.0.0.1:{redis_cluster[2]}"
+    prefix = f"mp{_tag()}:"
+    inbox = RedisInbox(url, prefix=prefix + "inbox:")
+    receiver = WebhookReceiver("whsec_test_cluster", lambda e: None, store=RedisDedupeStore(url, prefix=prefix),
+                               inbox=inbox, start_worker=False)
+    stories = 80
+    for _ in range(stories):
+        request = build_test_request(sample_payload(), "whsec_test_cluster")
+        assert receiver.handle(request.body, request.headers).status == 202
+    outs = [tmp_path / f"w{n}.txt" for n in range(3)]
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", DRAIN_WORKER, url, prefix, str(out), str(go)],
+                              env=dict(os.environ), stderr=subprocess.PIPE) for out in outs]
+    deadline = time.monotonic() + 60
+    while not all(os.path.exists(f"{out}.ready") for out in outs):  # polling the workers' start-up
+        assert time.monotonic() < deadline and all(p.poll() is None for p in procs), "a drain worker did not start"
+        time.sleep(0.01)
+    go.touch()
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    handled = [line for out in outs if out.exists() for line in out.read_text().splitlines()]
+    assert len(handled) == stories and len(set(handled)) == stories
+    assert inbox.counts()["done"] == stories
+    receiver.close()
