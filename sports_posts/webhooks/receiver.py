@@ -507,6 +507,9 @@ class WebhookReceiver:
                 logger.warning("%s of %s not recorded (%s); trying again in %.1f s", what, key, exc, delay)
                 if _pause(self._stopping, delay):  # closing: one last attempt, then leave it to the lease
                     until = _clock()
+            except Exception:  # not an outage: trying again would fail the same way
+                logger.exception("%s of %s failed", what, key)
+                return False
         return False  # pragma: no cover - a billion attempts
 
     def start(self) -> None:
