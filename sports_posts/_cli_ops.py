@@ -71,7 +71,7 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
 def _store_kind(url: str) -> str:
     """``redis``, ``postgresql`` or ``sqlite`` (a path, or ``sqlite:///path``) from a store URL."""
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme in ("redis", "rediss", "unix"):
+    if scheme in ("redis", "rediss", "unix") or scheme.endswith(("+cluster", "+sentinel")):
         return "redis"
     if scheme in ("postgresql", "postgres"):
         return "postgresql"

@@ -30,6 +30,7 @@ SLOW_TIERS = {
     "test_fleet_processes.py": "processes",
     "test_fleet_worker_example.py": "processes",
     "test_pytest_plugin.py": "processes",
+    "test_redis_deployments.py::test_a_cluster_drain_across_processes_handles_each_story_once": "processes",
     "test_store_faults.py": "processes",
     "test_snippet_rules.py::test_a_test_file_block_runs_under_pytest": "processes",
     "test_webhook_lazy_import.py": "processes",

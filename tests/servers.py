@@ -11,7 +11,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Callable, Optional
 
 INSTALL = "apt-get install -y postgresql"
 
@@ -112,4 +113,225 @@ def private_postgres() -> Iterator[str]:
         if os.path.isdir(data):
             subprocess.run([*as_postgres, pg_ctl, "-D", data, "-m", "immediate", "stop"],
                            capture_output=True, check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# -- Redis Cluster and Sentinel -----------------------------------------------------------
+
+REDIS_INSTALL = "apt-get install -y redis-server redis-tools"
+
+
+def _redis_binary(name: str) -> str:
+    binary = shutil.which(name)
+    if binary is None:
+        raise ServerError(f"{name} is not installed: run `{REDIS_INSTALL}` (.ci/system-packages does)")
+    return binary
+
+
+def cluster_port() -> int:
+    """A free port at most 55535 whose cluster bus port (port + 10000) is free too."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 55535)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return port
+    raise ServerError("no free port pair for a cluster node")
+
+
+def _ping(port: int) -> bytes:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(64)
+    except OSError:
+        return b""
+
+
+def _wait(what: str, ready: Callable[[], bool], procs: Sequence[subprocess.Popen[bytes]], seconds: float = 20) -> None:
+    """Poll ``ready`` until it holds (a bounded loop over a child's start-up, not a timed assertion)."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+            raise ServerError(f"{what} did not come up")
+        time.sleep(0.02)
+
+
+class RedisNode:
+    """One redis-server process that a test may kill and start again on the same port."""
+
+    def __init__(self, workdir: str, port: int, *extra: str) -> None:
+        self.binary = _redis_binary("redis-server")
+        self.port, self.extra = port, list(extra)
+        self.dir = os.path.join(workdir, str(port))
+        os.makedirs(self.dir, exist_ok=True)
+        self.proc: Optional[subprocess.Popen[bytes]] = None
+
+    def start(self, *more: str) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.dir, "--repl-diskless-sync-delay", "0", *self.extra, *more],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        _wait(f"redis-server on {self.port}", lambda: _ping(self.port).startswith(b"+PONG"), [self.proc])
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@contextlib.contextmanager
+def private_redis_cluster(masters: int = 3) -> Iterator[list[int]]:
+    """Yield the ports of a Redis Cluster of ``masters`` masters (no replicas), made with
+    ``redis-cli --cluster create``; every node and its files go at exit."""
+    cli = _redis_binary("redis-cli")
+    workdir = tempfile.mkdtemp(prefix="sp-redis-cluster-")
+    nodes: list[RedisNode] = []
+    try:
+        for _ in range(masters):
+            node = RedisNode(workdir, cluster_port(), "--cluster-enabled", "yes",
+                             "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
+            node.start()
+            nodes.append(node)
+        made = subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in nodes), "--cluster-replicas", "0",
+             "--cluster-yes"],
+            capture_output=True, text=True, check=False, timeout=60,
+        )
+        if made.returncode != 0:
+            raise ServerError(f"redis-cli --cluster create failed: {made.stdout[-500:]} {made.stderr[-500:]}")
+
+        def ok() -> bool:
+            for node in nodes:
+                out = subprocess.run([cli, "-p", str(node.port), "cluster", "info"], capture_output=True,
+                                     text=True, check=False).stdout
+                if "cluster_state:ok" not in out:
+                    return False
+            return True
+
+        _wait("the cluster", ok, [n.proc for n in nodes if n.proc is not None])
+        yield [n.port for n in nodes]
+    finally:
+        for node in nodes:
+            node.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class SentinelSetup:
+    """A master, a replica and one sentinel watching them as ``service``; a test may kill the
+    master (the sentinel promotes the replica) and start it again as a replica."""
+
+    service = "spmaster"
+
+    def __init__(self, workdir: str) -> None:
+        self.workdir = workdir
+        first, second = RedisNode(workdir, free_port()), RedisNode(workdir, free_port())
+        self.nodes = {first.port: first, second.port: second}
+        self.sentinel_port = free_port()
+        self.sentinel: Optional[subprocess.Popen[bytes]] = None
+        first.start()
+        second.start("--replicaof", "127.0.0.1", str(first.port))
+        self._wait_linked(second)
+        conf = os.path.join(workdir, "sentinel.conf")
+        with open(conf, "w") as f:
+            f.write(f"port {self.sentinel_port}\nbind 127.0.0.1\ndir {workdir}\nlogfile {workdir}/sentinel.log\n"
+                    f"sentinel monitor {self.service} 127.0.0.1 {first.port} 1\n"
+                    f"sentinel down-after-milliseconds {self.service} 1000\n"
+                    f"sentinel failover-timeout {self.service} 2000\n")
+        self.sentinel = subprocess.Popen([_redis_binary("redis-server"), conf, "--sentinel"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.wait_ready()
+
+    def _wait_linked(self, replica: RedisNode) -> None:
+        """Until ``replica`` has synced with its master (the sentinel then sees it at once)."""
+        cli = _redis_binary("redis-cli")
+
+        def linked() -> bool:
+            out = subprocess.run([cli, "-p", str(replica.port), "info", "replication"], capture_output=True,
+                                 text=True, check=False).stdout
+            return "master_link_status:up" in out
+
+        _wait("a replica's sync", linked, [replica.proc] if replica.proc is not None else [])
+
+    def _ask(self, *command: str) -> str:
+        cli = _redis_binary("redis-cli")
+        return subprocess.run([cli, "-p", str(self.sentinel_port), *command], capture_output=True, text=True,
+                              check=False).stdout
+
+    def master_port(self) -> int:
+        """The port the sentinel names as the master now."""
+        out = self._ask("sentinel", "get-master-addr-by-name", self.service).split()
+        return int(out[1]) if len(out) == 2 else 0
+
+    def wait_ready(self) -> None:
+        """Until the sentinel knows a master that answers and a replica it could promote."""
+        procs = [p for p in [self.sentinel, *(n.proc for n in self.nodes.values())] if p is not None]
+
+        def ready() -> bool:
+            master = self.master_port()
+            if master not in self.nodes or not _ping(master).startswith(b"+PONG"):
+                return False
+            replicas = self._ask("sentinel", "replicas", self.service)
+            return "flags\nslave\n" in replicas and "master-link-status\nok" in replicas
+
+        _wait("the sentinel setup", ready, procs, seconds=30)
+
+    def kill_master(self) -> int:
+        """SIGKILL the master; its port."""
+        port = self.master_port()
+        self.nodes[port].kill()
+        return port
+
+    def wait_promoted(self, old: int) -> int:
+        """Until the sentinel names another master (a bounded poll); its port."""
+        procs = [p for p in [self.sentinel] if p is not None]
+
+        def promoted() -> bool:
+            if self.master_port() in (0, old):
+                return False
+            fields = self._ask("sentinel", "master", self.service).split("\n")
+            flags = fields[fields.index("flags") + 1] if "flags" in fields else ""
+            return flags == "master"  # not s_down, o_down, disconnected or failover_in_progress
+
+        _wait("a failover", promoted, procs, seconds=30)
+        return self.master_port()
+
+    def restart_as_replica(self, port: int) -> None:
+        """Start a killed node again, following the master of now."""
+        self.nodes[port].start("--replicaof", "127.0.0.1", str(self.master_port()))
+        self._wait_linked(self.nodes[port])
+
+    def close(self) -> None:
+        if self.sentinel is not None and self.sentinel.poll() is None:
+            self.sentinel.kill()
+            self.sentinel.wait(timeout=10)
+        for node in self.nodes.values():
+            node.stop()
+
+
+@contextlib.contextmanager
+def private_redis_sentinel() -> Iterator[SentinelSetup]:
+    """Yield a ``SentinelSetup``; every process and file goes at exit."""
+    workdir = tempfile.mkdtemp(prefix="sp-redis-sentinel-")
+    setup: Optional[SentinelSetup] = None
+    try:
+        setup = SentinelSetup(workdir)
+        yield setup
+    finally:
+        if setup is not None:
+            setup.close()
         shutil.rmtree(workdir, ignore_errors=True)

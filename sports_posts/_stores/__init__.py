@@ -29,7 +29,7 @@ def runner_for(
     ``statement_timeout`` is the socket timeout of a client made here."""
     if isinstance(store, str):
         scheme = store.split(":", 1)[0].lower()
-        if scheme in ("redis", "rediss", "unix"):
+        if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"):
             from .redis import Redis
 
             return Redis(owner, store, error=CoordinationError, parameter=parameter,

@@ -1,4 +1,12 @@
-"""Redis for every store: one runner over a URL or the customer's client, sync and async.
+"""Redis for every store: one runner over a URL or the customer's client, sync and async, on a
+single server, a Redis Cluster or a Sentinel-managed master.
+
+A ``redis://`` URL of a cluster node is recognised on first use (``INFO cluster``) and served
+by a ``RedisCluster`` client; ``redis+cluster://`` says so up front and
+``redis+sentinel://host:port[,host:port...]/service[/db]`` asks the sentinels for the master.
+On a cluster, the keys one script touches share a hash tag: a ``Name`` (prefix plus rest)
+becomes ``{prefix}rest`` unless its prefix already has a tag; on a single server and behind
+Sentinel names are ``prefix + rest``, as they always were, so no key moves.
 
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
@@ -10,23 +18,111 @@ store's subclass of it), password scrubbed; a mistyped URL is a ``ParameterError
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Optional
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .. import _checks
 from .._errors import ParameterError
-from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
+from .errors import (
+    StoreError,
+    check_url,
+    describe_url,
+    import_driver,
+    redact_url,
+    scrub,
+    translated,
+)
 
-__all__ = ["Redis"]
+__all__ = ["Name", "Redis", "has_hash_tag", "tagged"]
 
-_SCHEMES = ("redis", "rediss", "unix")
+_CLUSTER = ("redis+cluster", "rediss+cluster")
+_SENTINEL = ("redis+sentinel", "rediss+sentinel")
+_SCHEMES = ("redis", "rediss", "unix", *_CLUSTER, *_SENTINEL)
+
+
+def has_hash_tag(name: str) -> bool:
+    """Whether Redis Cluster hashes ``name`` by a ``{tag}`` (a non-empty one) rather than whole."""
+    start = name.find("{")
+    return start >= 0 and name.find("}", start + 1) > start + 1
+
+
+def tagged(prefix: str, cluster: bool) -> str:
+    """``prefix`` as the start of a key: on a cluster, wrapped in a hash tag unless it has one,
+    so that every key made from it lands in one slot."""
+    return "{" + prefix + "}" if cluster and not has_hash_tag(prefix) else prefix
+
+
+class Name(str):
+    """A key ``prefix + rest`` whose prefix takes a hash tag on Redis Cluster (``{prefix}rest``).
+
+    As a plain string it is the single-server name, the one every store has always used.
+    """
+
+    prefix: str
+    rest: str
+
+    def __new__(cls, prefix: str, rest: str = "") -> Name:
+        name = super().__new__(cls, prefix + rest)
+        name.prefix, name.rest = prefix, rest
+        return name
+
+    def on(self, cluster: bool) -> str:
+        """The key's name on a cluster (``True``) or elsewhere."""
+        return tagged(self.prefix, cluster) + self.rest
+
+
+def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, int]], str, dict[str, Any]]:
+    """``redis+sentinel://[user:password@]host[:port][,host[:port]...]/service[/db]``: the
+    sentinels, the service name and the master's connection settings."""
+    def refused() -> ParameterError:
+        return ParameterError(
+            f"{owner}: not a valid Sentinel URL (redis+sentinel://host:port[,host:port...]/service[/db]): "
+            f"{redact_url(url)!r}", parameter=parameter)
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise refused() from None
+    userinfo, _, hosts = parts.netloc.rpartition("@")
+    sentinels: list[tuple[str, int]] = []
+    for host in hosts.split(","):
+        name, colon, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
+        try:
+            sentinels.append((name or "localhost", int(port) if colon else 26379))
+        except ValueError:
+            raise refused() from None
+        if not 0 < sentinels[-1][1] < 65536:
+            raise refused()
+    path = [piece for piece in parts.path.split("/") if piece]
+    if not path or len(path) > 2 or not hosts:
+        raise refused()
+    settings: dict[str, Any] = {}
+    if len(path) == 2:
+        if not path[1].isdigit():
+            raise refused()
+        settings["db"] = int(path[1])
+    user, _, password = userinfo.partition(":")
+    if user:
+        settings["username"] = unquote(user)
+    if password:
+        settings["password"] = unquote(password)
+    for name, value in parse_qsl(parts.query):
+        if name.lower() in ("password", "pass", "passwd"):
+            settings["password"] = value
+    if parts.scheme.lower().startswith("rediss"):
+        settings["ssl"] = True
+    return sentinels, unquote(path[0]), settings
 
 
 class Redis:
-    """Where a store's commands and scripts run: a ``redis://`` URL, a ``redis.Redis`` or a
-    ``redis.asyncio.Redis`` (plus, optionally, an ``async_client`` for the async methods).
+    """Where a store's commands and scripts run: a ``redis://`` (``redis+cluster://``,
+    ``redis+sentinel://``) URL, a ``redis.Redis`` (a Sentinel's ``master_for`` included), a
+    ``redis.cluster.RedisCluster``, or their ``redis.asyncio`` twins (plus, optionally, an
+    ``async_client`` for the async methods).
 
     The async methods use the async client given, else one per event loop made from the
     URL or from the sync client's settings (a redis.asyncio client is bound to its loop),
@@ -52,7 +148,9 @@ class Redis:
         redis = import_driver("redis", owner)
         redis_asyncio = import_driver("redis.asyncio", owner)
         self._driver, self._driver_async = redis, redis_asyncio
-        self.driver_errors: tuple[type[BaseException], ...] = (redis.RedisError,)
+        # RedisClusterException (a slot no node serves, keys of several slots) is no RedisError.
+        self.driver_errors: tuple[type[BaseException], ...] = (
+            redis.RedisError, redis.exceptions.RedisClusterException)
         self.socket_timeout = _checks.seconds("socket_timeout", socket_timeout)
         self.connect_timeout = _checks.seconds(
             "connect_timeout", socket_timeout if connect_timeout is None else connect_timeout
@@ -69,24 +167,49 @@ class Redis:
         self.url: Optional[str] = None
         self._client: Any = None
         self._given_async: Any = async_client
+        self._sentinel: Optional[tuple[list[tuple[str, int]], str, dict[str, Any]]] = None
+        self.cluster: Optional[bool] = False
+        """Whether the server is a Redis Cluster; ``None`` until a ``redis://`` URL's first call."""
+        self._mode_lock = threading.Lock()
+        cluster_types = (import_driver("redis.cluster", owner).RedisCluster,
+                         import_driver("redis.asyncio.cluster", owner).RedisCluster)
         if isinstance(client_or_url, str):
-            self.url = check_url(client_or_url, _SCHEMES, owner, parameter)
-            try:
-                self._client = redis.Redis.from_url(self.url, **self._timeouts)
-            except (ValueError, TypeError):  # the driver's message would quote the URL
-                raise ParameterError(
-                    f"{owner}: not a valid redis URL: {redact_url(self.url)!r}", parameter=parameter
-                ) from None
-        elif isinstance(client_or_url, redis_asyncio.Redis):
+            scheme = client_or_url.split(":", 1)[0].lower()
+            if scheme in _SENTINEL:
+                self.url = client_or_url
+                self._sentinel = _sentinel_url(client_or_url, owner, parameter)
+                self._client = self._sentinel_master(sync=True)
+            else:
+                self.url = check_url(client_or_url, _SCHEMES, owner, parameter)
+                try:
+                    if scheme in _CLUSTER:
+                        # Made on the first sync call (a RedisCluster connects as it is made);
+                        # a plain client of the same URL checks its syntax now, without I/O.
+                        self.cluster = True
+                        redis.Redis.from_url(self._base_url(), **self._timeouts).close()
+                    else:
+                        self.cluster = None if scheme != "unix" else False
+                        self._client = redis.Redis.from_url(self.url, **self._timeouts)
+                except (ValueError, TypeError):  # the driver's message would quote the URL
+                    raise ParameterError(
+                        f"{owner}: not a valid redis URL: {redact_url(self.url)!r}", parameter=parameter
+                    ) from None
+        elif isinstance(client_or_url, (redis_asyncio.Redis, cluster_types[1])):
             self._given_async = client_or_url
-        elif isinstance(client_or_url, redis.Redis) or callable(getattr(client_or_url, "register_script", None)):
+            self.cluster = isinstance(client_or_url, cluster_types[1])
+        elif isinstance(client_or_url, (redis.Redis, cluster_types[0])) or callable(
+            getattr(client_or_url, "register_script", None)
+        ):
             self._client = client_or_url
+            self.cluster = isinstance(client_or_url, cluster_types[0])
         else:
             raise ParameterError(
-                f"{owner} needs a redis:// URL, a redis.Redis or a redis.asyncio.Redis, "
-                f"not {type(client_or_url).__name__}",
+                f"{owner} needs a redis:// URL, a redis.Redis, a redis.cluster.RedisCluster or their "
+                f"redis.asyncio twins, not {type(client_or_url).__name__}",
                 parameter=parameter,
             )
+        if self._client is None and isinstance(async_client, cluster_types[1]):
+            self.cluster = True
         self._scripts: dict[tuple[int, str], Any] = {}
         self._scripts_lock = threading.Lock()
         self._by_loop: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -96,19 +219,118 @@ class Redis:
         return f"{self.engine}({where})"
 
     def where(self) -> str:
-        """Host, port and db for a repr: never a password."""
+        """Host, port and db for a repr (a Sentinel's service, a cluster's node): never a password."""
+        if self._sentinel is not None:
+            hosts, service, settings = self._sentinel
+            return f"sentinel {','.join(f'{h}:{p}' for h, p in hosts)}/{service}/{settings.get('db', 0)}"
         if self.url is not None:
-            return describe_url(self.url)
+            where = describe_url(self.url)
+            return f"cluster {where}" if self.cluster else where
         client = self._client if self._client is not None else self._given_async
         try:
-            kwargs = client.connection_pool.connection_kwargs
+            pool = client.connection_pool
+            name = getattr(pool, "service_name", None)
+            if name is not None:
+                return f"sentinel {name}/{pool.connection_kwargs.get('db', 0)}"
+            kwargs = pool.connection_kwargs
             return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
         except AttributeError:
+            pass
+        try:
+            node = client.get_default_node()
+            return f"cluster {node.host}:{node.port}"
+        except Exception:
             return "<client>"
 
-    def errors(self) -> Any:
+    @contextlib.contextmanager
+    def errors(self) -> Iterator[None]:
         """A context that turns driver failures into this store's typed error."""
-        return translated(self.owner, self.engine, self.driver_errors, self.url, self._error)
+        exceptions = self._driver.exceptions
+        redirected = (exceptions.AskError, exceptions.ClusterCrossSlotError)  # MovedError is an AskError
+        with translated(self.owner, self.engine, self.driver_errors, self.url, self._error):
+            try:
+                yield
+            except redirected as exc:
+                if self.cluster:
+                    raise
+                # A client of one node of a cluster: say what to pass instead.
+                raise self._error(scrub(
+                    f"{self.owner}: redis failed ({type(exc).__name__}: {exc}): this is a Redis Cluster; "
+                    "pass a redis.cluster.RedisCluster client or the node's redis:// URL",
+                    self.url), engine=self.engine) from None
+
+    # -- which server: a single one, a cluster, a Sentinel's master ----------------------
+
+    def _base_url(self) -> str:
+        """The URL with a ``redis://`` or ``rediss://`` scheme, as redis-py parses it."""
+        assert self.url is not None
+        scheme, rest = self.url.split(":", 1)
+        return ("rediss" if scheme.lower().startswith("rediss") else "redis") + ":" + rest
+
+    def _cluster_from_url(self, *, sync: bool) -> Any:
+        """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds."""
+        url = self._base_url()
+        if sync:
+            return import_driver("redis.cluster", self.owner).RedisCluster.from_url(url, **self._timeouts)
+        return import_driver("redis.asyncio.cluster", self.owner).RedisCluster.from_url(url, **self._async_timeouts)
+
+    def _sentinel_master(self, *, sync: bool) -> Any:
+        """The Sentinel-managed master client (sync or asyncio) of a ``redis+sentinel://`` URL:
+        each new connection asks the sentinels where the master is, so a failover is followed."""
+        assert self._sentinel is not None
+        hosts, service, settings = self._sentinel
+        timeouts = self._timeouts if sync else self._async_timeouts
+        bounds = {"socket_timeout": self.socket_timeout, "socket_connect_timeout": self.connect_timeout}
+        module = import_driver("redis.sentinel" if sync else "redis.asyncio.sentinel", self.owner)
+        sentinel = module.Sentinel(hosts, sentinel_kwargs=dict(bounds), **bounds)
+        return sentinel.master_for(service, **timeouts, **settings)
+
+    def _use_cluster(self, cluster: bool) -> None:
+        with self._mode_lock:
+            if self.cluster is not None:
+                return
+            if cluster:  # the cluster client is made by the next sync call; the plain one is dropped
+                self._client = None  # (not closed: another thread may be finishing its INFO on it)
+            self.cluster = cluster
+
+    def _cluster_enabled(self, info: Any) -> bool:
+        try:
+            return bool(int(info.get("cluster_enabled", 0) or 0))
+        except (AttributeError, TypeError, ValueError):
+            return False
+
+    def ready(self) -> bool:
+        """Whether the server is a cluster, asking it once for a ``redis://`` URL (``INFO cluster``)."""
+        if self.cluster is None:
+            with self.errors():
+                try:
+                    info = self._client.info("cluster")
+                except self._driver.exceptions.ResponseError:  # INFO refused (an ACL): not a cluster
+                    info = {}
+            self._use_cluster(self._cluster_enabled(info))
+        return bool(self.cluster)
+
+    async def aready(self) -> bool:
+        """``ready`` from an event loop (asking on a short-lived asyncio connection)."""
+        if self.cluster is None:
+            assert self.url is not None
+            probe = self._driver_async.Redis.from_url(self.url, **self._async_timeouts)
+            try:
+                with self.errors():
+                    try:
+                        info = await probe.info("cluster")
+                    except self._driver.exceptions.ResponseError:
+                        info = {}
+            finally:
+                with contextlib.suppress(Exception):
+                    await probe.aclose()
+            self._use_cluster(self._cluster_enabled(info))
+        return bool(self.cluster)
+
+    def names(self, items: Sequence[Any]) -> list[Any]:
+        """``items`` with each ``Name`` spelled for this server (the mode must be known)."""
+        cluster = bool(self.cluster)
+        return [item.on(cluster) if isinstance(item, Name) else item for item in items]
 
     def script(self, client: Any, source: str) -> Any:
         """``source`` registered on ``client`` once (redis-py reloads it after a NOSCRIPT)."""
@@ -126,10 +348,14 @@ class Redis:
     @property
     def has_sync(self) -> bool:
         """Whether the sync methods can run (not when given only a redis.asyncio client)."""
-        return self._client is not None
+        return self._client is not None or self.url is not None
 
     def client(self) -> Any:
-        """The sync client."""
+        """The sync client (a cluster's made here on first use, inside the error translation)."""
+        if self._client is None and self.url is not None and self.cluster:
+            with self._mode_lock, self.errors():
+                if self._client is None:
+                    self._client = self._cluster_from_url(sync=True)
         if self._client is None:
             raise ParameterError(
                 f"{self.owner} was given a redis.asyncio client: use its async methods; pass a "
@@ -146,10 +372,12 @@ class Redis:
         here (redis-py has no per-command timeout: the call gets a connection of its own
         from the pool, with that timeout on its socket)."""
         with self.errors():
+            self.ready()
             client = self.client()
-            if timeout is not None and self.url is not None and timeout < self.socket_timeout:
+            keys, args = self.names(keys), self.names(args)
+            if timeout is not None and self.url is not None and not self.cluster and timeout < self.socket_timeout:
                 return self._within(client, max(timeout, 0.001), source, keys, args)
-            return self.script(client, source)(keys=list(keys), args=list(args))
+            return self.script(client, source)(keys=keys, args=args)
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         pool = client.connection_pool
@@ -193,25 +421,50 @@ class Redis:
         loop = asyncio.get_running_loop()
         client = self._by_loop.get(loop)
         if client is None:
-            if self.url is not None:
-                client = self._driver_async.Redis.from_url(self.url, **self._async_timeouts)
+            if self._sentinel is not None:
+                client = self._sentinel_master(sync=False)
+            elif self.url is not None:
+                if self.cluster is None:
+                    raise RuntimeError("aready() first")  # pragma: no cover - every caller does
+                client = (self._cluster_from_url(sync=False) if self.cluster
+                          else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
             else:
-                try:
-                    client = self._driver_async.Redis(**dict(self._client.connection_pool.connection_kwargs))
-                except Exception:  # a client we cannot mirror (a unix socket, a cluster): offload
+                client = self._mirror()
+                if client is None:
                     return None
             self._by_loop[loop] = client
         return client
 
+    def _mirror(self) -> Any:
+        """An asyncio client with the customer's sync client's settings, or ``None`` (offload)."""
+        if self.cluster:
+            return None  # a cluster client's nodes are its own: run it in a worker thread
+        try:
+            pool = self._client.connection_pool
+            kwargs = dict(pool.connection_kwargs)
+            manager = getattr(pool, "sentinel_manager", None)
+            if manager is not None:  # Sentinel-managed: ask the same sentinels for the same service
+                for private in ("connection_pool", "connection_class", "retry"):
+                    kwargs.pop(private, None)
+                hosts = [(s.connection_pool.connection_kwargs["host"], s.connection_pool.connection_kwargs["port"])
+                         for s in manager.sentinels]
+                sentinel = import_driver("redis.asyncio.sentinel", self.owner).Sentinel(hosts, sentinel_kwargs=dict(manager.sentinel_kwargs))
+                return sentinel.master_for(pool.service_name, **kwargs)
+            return self._driver_async.Redis(**kwargs)
+        except Exception:  # a client we cannot mirror (a unix socket, a custom pool): offload
+            return None
+
     async def aexecute(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """``execute`` on this loop's async client (or the sync one in a worker thread)."""
+        if self.cluster is None:
+            await self.aready()
         client = self.aclient()
         if client is None:
             import anyio.to_thread
 
             return await anyio.to_thread.run_sync(self.execute, source, keys, args)
         with self.errors():
-            return await self.script(client, source)(keys=list(keys), args=list(args))
+            return await self.script(client, source)(keys=self.names(keys), args=self.names(args))
 
     async def aclose(self) -> None:
         """Close the sync client made from a URL and this loop's async client made here."""

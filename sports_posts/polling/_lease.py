@@ -20,6 +20,7 @@ from typing import Any, Optional
 from .. import _telemetry
 from .._errors import ParameterError
 from .._stores import runner_for
+from .._stores.redis import Name
 from ._state import CheckpointError
 
 __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
@@ -178,8 +179,9 @@ class Lease:
         if self._runner.engine == "redis":
             source = {"acquire": _REDIS_ACQUIRE, "renew": _REDIS_RENEW, "release": _REDIS_RELEASE,
                       "status": _REDIS_STATUS, "force_release": _REDIS_FORCE_RELEASE}[which]
-            # Beside the checkpoint of the same key, never on it: "<key>:lease" and "<key>:fence".
-            return source, (self.key + ":lease", self.key + ":fence"), (self.holder, ttl_ms)
+            # Beside the checkpoint of the same key, never on it: "<key>:lease" and "<key>:fence"
+            # ("{<key>}:lease" and "{<key>}:fence" on a cluster, one slot for the script).
+            return source, (Name(self.key, ":lease"), Name(self.key, ":fence")), (self.holder, ttl_ms)
         sql = {"acquire": _PG_ACQUIRE, "renew": _PG_RENEW, "release": _PG_RELEASE,
                "status": _PG_STATUS, "force_release": _PG_FORCE_RELEASE}[which]
         return sql, (), {"key": self.key, "holder": self.holder, "ttl_ms": ttl_ms}

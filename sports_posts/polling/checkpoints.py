@@ -310,8 +310,9 @@ class RedisCheckpoint:
 
     ``save`` is a compare-and-set on a generation counter: if another worker saved the
     same key since this one loaded it, [`CheckpointConflictError`][sports_posts.CheckpointConflictError] is raised rather
-    than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL or a
-    ``redis.Redis`` client (not closed by this class); ``redis`` is imported only here.
+    than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL
+    (``redis+cluster://``, ``redis+sentinel://`` too), a ``redis.Redis`` or a
+    ``redis.cluster.RedisCluster`` client (not closed by this class); ``redis`` is imported only here.
     Every Redis failure is a ``CoordinationError``; ``connect_timeout`` and
     ``statement_timeout`` (seconds) bound each call on a client made from a URL.
     """

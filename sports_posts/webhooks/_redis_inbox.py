@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from .. import _checks
 from .._errors import ParameterError
-from .._stores.redis import Redis
+from .._stores.redis import Name, Redis
 from ._store import check_body, check_key, check_retries
 from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
 from .inbox import DEFAULT_BACKOFF, InboxEntry
@@ -205,7 +205,8 @@ class RedisInbox:
     """A durable inbox on a Redis stream, shared by receivers and workers on many machines.
 
     Same interface and states as ``SQLiteInbox``. ``client_or_url`` is a ``redis://``
-    URL or a ``redis.Redis`` / ``redis.asyncio.Redis`` client (not closed here). Durability
+    URL (``redis+cluster://``, ``redis+sentinel://`` too) or a ``redis.Redis`` /
+    ``redis.cluster.RedisCluster`` client or their ``redis.asyncio`` twins (not closed here). Durability
     is Redis's: run it with ``appendonly yes`` (see the fleet docs), or an acknowledged
     event can be lost with the server.
     """
@@ -244,10 +245,10 @@ class RedisInbox:
     # -- names ---------------------------------------------------------------------------
 
     def _k(self, name: str) -> str:
-        return self.prefix + name
+        return Name(self.prefix, name)
 
     def _entry_key(self, key: str) -> str:
-        return self.prefix + "e:" + key
+        return Name(self.prefix, "e:" + key)
 
     @property
     def consumer(self) -> str:
@@ -271,7 +272,7 @@ class RedisInbox:
             raise ParameterError("limit must be a positive integer", parameter="limit")
         return _TAKE, [self._k("stream"), self._k("retry"), self._k("counts"), self._k("dead")], [
             self._now(), self.group, self.consumer, limit, int(self.lease * 1000), self.max_attempts,
-            uuid.uuid4().hex[:12], self.prefix + "e:"]
+            uuid.uuid4().hex[:12], Name(self.prefix, "e:")]
 
     def _done_call(self, entry: InboxEntry) -> tuple[str, list[str], list[Any]]:
         return _DONE, [self._entry_key(entry.key), self._k("stream"), self._k("counts"), self._k("done")], [
@@ -288,7 +289,7 @@ class RedisInbox:
             self._now(), key]
 
     def _purge_call(self) -> tuple[str, list[str], list[Any]]:
-        return _PURGE, [self._k("counts"), self._k("dead")], [self.prefix + "e:"]
+        return _PURGE, [self._k("counts"), self._k("dead")], [Name(self.prefix, "e:")]
 
     def _status_call(self) -> tuple[str, list[str], list[Any]]:
         return _STATUS, [self._k("counts"), self._k("done"), self._k("retry"), self._k("stream")], [
@@ -320,13 +321,18 @@ class RedisInbox:
     # -- sync ----------------------------------------------------------------------------
 
     def _sync(self) -> Any:
+        self._redis.ready()
         return self._redis.client()
+
+    def _name(self, name: str) -> str:
+        """A key of this inbox spelled for the server (hash-tagged on a cluster)."""
+        return str(self._redis.names([name])[0])
 
     def _ensure_group(self, client: Any) -> None:
         if self._group_ready:
             return
         try:
-            client.xgroup_create(self._k("stream"), self.group, id="0", mkstream=True)
+            client.xgroup_create(self._name(self._k("stream")), self.group, id="0", mkstream=True)
         except self._errors as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
@@ -336,6 +342,7 @@ class RedisInbox:
         source, keys, args = call
         with self._errors_here():
             client = self._sync()
+            keys, args = self._redis.names(keys), self._redis.names(args)
             self._ensure_group(client)
             try:
                 return self._script(client, source)(keys=keys, args=args)
@@ -357,7 +364,7 @@ class RedisInbox:
     def get(self, key: str) -> Optional[InboxEntry]:
         """The stored entry of ``key``, whatever its state (``done`` ones until ``retention``)."""
         with self._errors_here():
-            values = self._sync().hmget(self._entry_key(key), list(_FIELDS))
+            values = self._sync().hmget(self._name(self._entry_key(key)), list(_FIELDS))
         return None if values[3] is None else _entry(key, *values)
 
     def mark_done(self, entry: InboxEntry) -> None:
@@ -381,10 +388,10 @@ class RedisInbox:
         """The entries of the dead-letter stream, oldest first."""
         with self._errors_here():
             client = self._sync()
-            keys = [_text(fields.get(b"k", fields.get("k"))) for _, fields in client.xrange(self._k("dead"))]
+            keys = [_text(fields.get(b"k", fields.get("k"))) for _, fields in client.xrange(self._name(self._k("dead")))]
             pipe = client.pipeline(transaction=False)
             for key in keys:
-                pipe.hmget(self._entry_key(key), list(_FIELDS))
+                pipe.hmget(self._name(self._entry_key(key)), list(_FIELDS))
             rows = pipe.execute()
         return [_entry(key, *values) for key, values in zip(keys, rows) if values[3] is not None]
 
@@ -400,31 +407,32 @@ class RedisInbox:
         """Leave the group if nothing is held (workers come and go), and close a client made from a URL."""
         if not self._redis.has_sync:
             return
-        with self._errors_here():
-            client = self._redis.client()
-            if self._group_ready and not client.xpending_range(
-                self._k("stream"), self.group, min="-", max="+", count=1, consumername=self.consumer
-            ):
-                client.xgroup_delconsumer(self._k("stream"), self.group, self.consumer)
+        if self._group_ready:
+            with self._errors_here():
+                client = self._redis.client()
+                stream = self._name(self._k("stream"))
+                if not client.xpending_range(stream, self.group, min="-", max="+", count=1,
+                                             consumername=self.consumer):
+                    client.xgroup_delconsumer(stream, self.group, self.consumer)
         self._redis.close()
 
     # -- async ---------------------------------------------------------------------------
 
-    def _async(self) -> Any:
-        client = self._redis.aclient()
-        if client is None:
-            raise ParameterError("RedisInbox was given a sync client it cannot mirror: use its sync methods",
-                                 parameter="client_or_url")
-        return client
-
     async def _acall(self, call: tuple[str, list[str], list[Any]]) -> Any:
+        if self._redis.cluster is None:
+            await self._redis.aready()
+        client = self._redis.aclient()
+        if client is None:  # a sync client that cannot be mirrored (a cluster's): a worker thread
+            import anyio.to_thread
+
+            return await anyio.to_thread.run_sync(self._call, call)
         source, keys, args = call
+        keys, args = self._redis.names(keys), self._redis.names(args)
         with self._errors_here():
-            client = self._async()
             for attempt in (1, 2):
                 if not self._group_ready:
                     try:
-                        await client.xgroup_create(self._k("stream"), self.group, id="0", mkstream=True)
+                        await client.xgroup_create(self._name(self._k("stream")), self.group, id="0", mkstream=True)
                     except self._errors as exc:
                         if "BUSYGROUP" not in str(exc):
                             raise

@@ -24,7 +24,7 @@ from typing_extensions import Protocol, runtime_checkable
 
 from .. import _checks
 from .._errors import ParameterError
-from .._stores.redis import Redis
+from .._stores.redis import Name, Redis
 from .._stores.sqlite import thread_connection, typed_errors
 from .errors import StoreDataLostError
 
@@ -342,7 +342,8 @@ class RedisDedupeStore:
     """A store in Redis (extra ``redis``): ``SET NX PX`` claims, shared by every host of a fleet.
 
     Expiry is Redis's own, so lease and ttl need no clock here. ``client_or_url`` is a
-    ``redis.Redis`` client or a ``redis://`` URL. ``aclaim`` and its siblings use
+    ``redis://`` URL (``redis+cluster://``, ``redis+sentinel://`` too) or a client: a
+    ``redis.Redis`` (a Sentinel's ``master_for`` included) or a ``redis.cluster.RedisCluster``. ``aclaim`` and its siblings use
     ``redis.asyncio`` (``async_client``, or one made from the URL or the client's settings),
     so ``WebhookReceiver.handle_async`` makes no thread hop. A client made here from a URL
     has ``socket_timeout`` (seconds) as its socket and connect timeouts.
@@ -395,7 +396,8 @@ class RedisDedupeStore:
             extra = [token, int(self.ttl * 1000)]
         else:
             extra = ["", 0]
-        return [self._marker, self._key(key)], [self._epoch, self._candidate, *extra]
+        # One hash tag on a cluster ({prefix}...): the marker and the key share a slot.
+        return [Name(self.prefix, "__marker__"), Name(self.prefix, key)], [self._epoch, self._candidate, *extra]
 
     def _read(self, op: str, key: str, args: list[Any], answer: Any) -> bool:
         code, marker = int(answer[0]), answer[1]
@@ -459,13 +461,15 @@ class RedisDedupeStore:
         """Claim several keys in one round trip (a pipeline of claim scripts); each result is
         what ``claim`` would have answered for that key. For batch consumers such as an
         inbox drain; not atomic across keys, which ``claim`` never was either."""
+        if self._redis.ready():  # a cluster's pipeline has no script cache: one call each
+            return [self.claim(key) for key in keys]
         calls = [(key, *self._args("claim", key)) for key in keys]
         with self._redis.errors():
             client = self._redis.client()
             script = self._redis.script(client, _CLAIM)
             pipe = client.pipeline(transaction=False)
             for _, call_keys, args in calls:
-                script(keys=call_keys, args=args, client=pipe)
+                script(keys=self._redis.names(call_keys), args=args, client=pipe)
             answers = pipe.execute()
         return [self._read("claim", key, args, answer) for (key, _, args), answer in zip(calls, answers)]
 

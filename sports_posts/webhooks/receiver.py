@@ -45,6 +45,7 @@ from . import _decision as decision
 from ._decision import WebhookResponse
 from ._inbox_protocol import Inbox
 from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
+from .errors import StoreDataLostError, StoreUnavailableError
 from .events import (
     DEFAULT_CLOCK_SKEW,
     DEFAULT_TOLERANCE,
@@ -69,6 +70,19 @@ DEFAULT_HANDLER_TIMEOUT = 8.0
 """Seconds an answer may take without an inbox, handler included: under the service's 10."""
 MAX_WORKERS_LIMIT = 1024
 """The most handler threads a receiver starts: more is a typo, not a pool size."""
+
+COMPLETION_BACKOFF: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0)
+"""Seconds between attempts to record a handler's outcome while the store is out; the last
+repeats. The attempts go on while the entry (or claim) is still this worker's: its lease."""
+
+
+_clock = time.monotonic  # the leases' clock here (a test moves it by hand)
+
+
+def _pause(stopping: threading.Event, seconds: float) -> bool:
+    """Wait ``seconds`` between two attempts to record an outcome; true when the receiver is closing."""
+    return stopping.wait(seconds)
+
 
 def _seconds(name: str, value: object, *, below: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < below:
@@ -367,10 +381,30 @@ class WebhookReceiver:
             self._safely(self.store.release, key)
             return False
         else:
-            self._safely(self.store.complete, key)
+            self._complete(key)
             return True
         finally:
             self._notify_settled()
+
+    def _complete(self, key: str, first_failed: bool = False) -> None:
+        """Mark ``key`` done; if the store is out, keep trying in the background (the answer
+        does not wait) while the claim is still this receiver's, so that a later retry of
+        the story finds it done instead of running the handler again."""
+        if not first_failed:
+            try:
+                self.store.complete(key)
+                return
+            except Exception:
+                logger.warning("dedupe store failed on complete for %s; trying again in the background", key,
+                               exc_info=True)
+        until = _clock() + max(0.0, _lease_of(self.store) - self._handler_timeout)
+        try:
+            future = self._executor().submit(self._record, "complete", key, until, lambda: self.store.complete(key))
+        except RuntimeError:  # shutting down: the claim lapses and a retry runs the handler
+            return
+        with self._lock:
+            self._futures.add(future)
+        future.add_done_callback(self._forget)
 
     async def _run_async(self, event: WebhookEvent, key: str) -> bool:
         try:
@@ -386,7 +420,12 @@ class WebhookReceiver:
             await self._asafely("release", key)
             self._notify_settled()
             return False
-        await self._asafely("complete", key)
+        try:
+            await self._astore("complete", key)
+        except Exception:
+            logger.warning("dedupe store failed on complete for %s; trying again in the background", key,
+                           exc_info=True)
+            self._complete(key, first_failed=True)
         self._notify_settled()
         return True
 
@@ -417,30 +456,61 @@ class WebhookReceiver:
         """Process the inbox rows that are due now; returns how many were taken. For tests and cron."""
         if self.inbox is None:
             raise ParameterError("this receiver has no inbox", parameter="inbox")
+        # The entries' leases start now: their outcomes may be recorded until they lapse.
+        until = _clock() + _lease_of(self.inbox)
         entries = self.inbox.take_due(limit)
         if len(entries) <= 1:
             for entry in entries:
-                self._process_entry(entry)
+                self._process_entry(entry, until)
         else:
-            for future in [self._executor().submit(self._process_entry, e) for e in entries]:
+            for future in [self._executor().submit(self._process_entry, e, until) for e in entries]:
                 future.result()
         return len(entries)
 
-    def _process_entry(self, entry: InboxEntry) -> None:
+    def _process_entry(self, entry: InboxEntry, until: float) -> None:
         assert self.inbox is not None
+        inbox = self.inbox
         try:
             event = parse_event(entry.body, entry.delivery_id)
         except WebhookPayloadError as exc:  # verified when stored; only a model change gets here
             logger.error("inbox entry %s no longer parses: %s", entry.key, exc)
-            self.inbox.mark_failed(entry, str(exc), permanent=True)
+            reason = str(exc)
+            self._record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, reason, permanent=True))
             return
         try:
             self._call_handler(event)
         except Exception as exc:
-            state = self.inbox.mark_failed(entry, f"{type(exc).__name__}: {exc}")
-            logger.exception("webhook handler failed for %s (attempt %d): %s", entry.key, entry.attempts + 1, state)
+            logger.exception("webhook handler failed for %s (attempt %d)", entry.key, entry.attempts + 1)
+            error = f"{type(exc).__name__}: {exc}"
+            self._record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, error))
         else:
-            self.inbox.mark_done(entry)
+            self._record("mark_done", entry.key, until, lambda: inbox.mark_done(entry))
+
+    def _record(self, what: str, key: str, until: float, operation: Callable[[], object]) -> bool:
+        """Record a handler's outcome, retrying a store outage with backoff until ``until``
+        (monotonic: when the entry's or claim's lease lapses), so that a handler that
+        succeeded is not run again because the store was briefly out. False when it could
+        not be recorded (the entry is taken again once its lease lapses)."""
+        for attempt in range(1 << 30):
+            try:
+                operation()
+                return True
+            except StoreDataLostError:
+                logger.exception("%s of %s not recorded: the store lost its data", what, key)
+                return False
+            except StoreUnavailableError as exc:
+                delay = COMPLETION_BACKOFF[min(attempt, len(COMPLETION_BACKOFF) - 1)]
+                if _clock() + delay >= until:
+                    logger.error("%s of %s not recorded before its lease lapsed (%s): it will run again",
+                                 what, key, exc)
+                    return False
+                logger.warning("%s of %s not recorded (%s); trying again in %.1f s", what, key, exc, delay)
+                if _pause(self._stopping, delay):  # closing: one last attempt, then leave it to the lease
+                    until = _clock()
+            except Exception:  # not an outage: trying again would fail the same way
+                logger.exception("%s of %s failed", what, key)
+                return False
+        return False  # pragma: no cover - a billion attempts
 
     def start(self) -> None:
         """Start the inbox worker thread (a no-op without an inbox); it drains leftovers first."""
@@ -519,6 +589,14 @@ class WebhookReceiver:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _lease_of(store: object) -> float:
+    """Seconds an entry or claim stays with its worker: the store's ``lease``, else a minute."""
+    lease = getattr(store, "lease", None)
+    if isinstance(lease, (int, float)) and not isinstance(lease, bool) and lease > 0:
+        return float(lease)
+    return 60.0
 
 
 def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
