@@ -35,8 +35,8 @@ class Reference:
     unit: str = ""
 
 
-def nice_step(span: float, intervals: int = 5) -> float:
-    """The smallest of 1, 2 or 5 times a power of ten that covers ``span`` in ``intervals`` steps."""
+def nice_step(span: float, intervals: int = 6) -> float:
+    """The smallest of 1, 2 or 5 times a power of ten that covers ``span`` in at most ``intervals`` steps."""
     if span <= 0:
         return 1.0
     raw = span / intervals
@@ -47,7 +47,7 @@ def nice_step(span: float, intervals: int = 5) -> float:
     return 10.0 * magnitude  # pragma: no cover - the loop always returns
 
 
-def ticks(top: float, intervals: int = 5) -> list[float]:
+def ticks(top: float, intervals: int = 6) -> list[float]:
     """Round tick values from 0 to the first multiple of the step at or above ``top``."""
     step = nice_step(top, intervals)
     count = max(1, math.ceil(top / step - 1e-9))

@@ -2,7 +2,7 @@
 
 Every page at 1280x800 and 390x844, in the light and the dark scheme: nothing scrolls
 sideways, nothing logs a console error or asks a host other than the site, every chart's
-text is at least 10 px tall as drawn. Every internal link lands on a page, and its anchor on
+text is at least 10 px tall as drawn, no name in a table is split across lines. Every internal link lands on a page, and its anchor on
 an element of that page. The site is built once (tests/docs/conftest.py) and served on a
 loopback port; one browser, one tab per viewport, reused from page to page (the dark
 scheme is the system's preference switched on the loaded page, which the site follows).
@@ -36,13 +36,16 @@ SMALLEST_TEXT_PX = 10.0
 SCHEME_WAIT_MS = 5000
 
 # What one page shows, read in the page itself after it loaded.
-MEASURE = """() => {
+MEASURE = r"""() => {
   const html = document.documentElement;
   const charts = [...document.querySelectorAll('article img[src$=".svg"]')].map(img => ({
     src: img.currentSrc || img.src, width: img.getBoundingClientRect().width}));
   const ids = [...document.querySelectorAll('[id], a[name]')].map(e => e.id || e.getAttribute('name'));
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
-  return {scrollWidth: html.scrollWidth, innerWidth: window.innerWidth, charts, ids, links,
+  // an identifier in a table cell drawn on two lines or more ("created_a|t")
+  const broken = [...document.querySelectorAll('article td code, article th code')]
+    .filter(c => !/\s/.test(c.textContent.trim()) && c.getClientRects().length > 1).map(c => c.textContent);
+  return {scrollWidth: html.scrollWidth, innerWidth: window.innerWidth, charts, ids, links, broken,
           scheme: document.body.getAttribute('data-md-color-scheme')};
 }"""
 
@@ -55,6 +58,7 @@ class Findings:
     console: list[str] = field(default_factory=list)
     offsite: list[str] = field(default_factory=list)
     small_text: list[str] = field(default_factory=list)
+    broken_names: list[str] = field(default_factory=list)
     schemes: list[str] = field(default_factory=list)
     ids: dict[str, set[str]] = field(default_factory=dict)
     links: dict[str, set[str]] = field(default_factory=dict)
@@ -158,6 +162,8 @@ async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str
                     note(found.overflow, f"{shown['scrollWidth']} px wide in {shown['innerWidth']} px")
                 if shown["scheme"] != expected:
                     note(found.schemes, f"scheme {shown['scheme']}, not {expected}")
+                for name in shown["broken"]:
+                    note(found.broken_names, name)
                 for chart in shown["charts"]:
                     path = site / unquote(urlsplit(chart["src"]).path).lstrip("/")
                     box, smallest = _chart_font_px(path)
@@ -209,6 +215,10 @@ def test_the_dark_scheme_follows_the_system(findings: Findings) -> None:
 
 def test_chart_text_is_at_least_10_px_tall(findings: Findings) -> None:
     assert not findings.small_text, "chart text too small:\n" + "\n".join(findings.small_text)
+
+
+def test_table_cells_keep_identifiers_whole(findings: Findings) -> None:
+    assert not findings.broken_names, "names split across lines:\n" + "\n".join(findings.broken_names)
 
 
 def test_every_internal_link_and_anchor_resolves(built_site: Path, served: str, findings: Findings) -> None:

@@ -306,3 +306,12 @@ def test_signatures_name_types_not_type_variables(site: Site) -> None:
     clients = " | ".join(_signatures(site["reference/clients/"]))
     assert ") -> Poller |" in clients and ") -> AsyncPoller |" in clients
     assert "http_client: Optional[Client] = None" in clients and "http_client: Optional[AsyncClient] = None" in clients
+
+
+def test_no_page_loads_anything_from_another_host(site: Site) -> None:
+    # Fonts from a font host sent every reader's address there (and failed offline); the
+    # repository's facts came from api.github.com. The site serves all it loads itself.
+    for url, page in site.pages.items():
+        loaded = re.findall(r'<(?:link|script|img)\b[^>]*\b(?:href|src)="(https?:)?//([^"/]+)', page.markup)
+        assert not loaded, f"{url} loads from {sorted({host for _, host in loaded})}"
+        assert 'data-md-component="source"' not in page.markup, f"{url} fetches the repository's facts"
