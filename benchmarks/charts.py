@@ -105,8 +105,8 @@ def line_chart(*, title: str, x_title: str, y_title: str, x_labels: list[str], s
                 parts.append(text(x(i), y(value) - 8, tick_label(value, 1.0 if value >= 10 else 0.1)))
     legend = [(s.name, s.colour, False) for s in series]
     if reference is not None:
-        value = tick_label(reference.value, 1.0 if reference.value >= 10 else 0.1)
-        label = f"{reference.name}: {value} {reference.unit}".rstrip()
+        shown = tick_label(reference.value, 1.0 if reference.value >= 10 else 0.1)
+        label = f"{reference.name}: {shown} {reference.unit}".rstrip()
         legend.append((label, reference.colour, True))
     legend_y = bottom_y + 56
     for n, (name, colour, dashed) in enumerate(legend):

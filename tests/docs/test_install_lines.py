@@ -17,9 +17,9 @@ from packaging.utils import canonicalize_name
 
 from .snippets import ROOT, Snippet, collect
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python < 3.11
+else:  # pragma: no cover - the dev extra brings tomli through mypy and pytest
     import tomli as tomllib
 
 PIP_INSTALL = re.compile(r"pip install ([^\n`#]+)")
