@@ -21,7 +21,9 @@ from types import ModuleType
 from typing import Any
 
 SECRET = "whsec_benchmark_receiver"
-SVG_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "receiver-benchmark.svg")
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+# One narrow chart per metric (benchmarks/charts.py), so each stays readable on a phone.
+SVG_PATHS = {"rps": os.path.join(DOCS, "receiver-throughput.svg"), "p99_ms": os.path.join(DOCS, "receiver-p99.svg")}
 
 
 # --------------------------------------------------------------------------- the two servers
@@ -264,9 +266,10 @@ def run(quick: bool, bench: ModuleType) -> None:
             summary.append({"concurrency": level, "sdk_rps": sdk_tp, "bare_rps": bare_tp,
                             "sdk_p99_ms": sdk_p99, "bare_p99_ms": bare_p99})
         if not quick:
-            with open(SVG_PATH, "w") as f:
-                f.write(chart(summary))
-            bench.note("receiver chart", f"written to {os.path.relpath(SVG_PATH)}")
+            for metric, svg in charts(summary).items():
+                with open(SVG_PATHS[metric], "w") as f:
+                    f.write(svg)
+                bench.note("receiver chart", f"written to {os.path.relpath(SVG_PATHS[metric])}")
     finally:
         for proc in procs.values():
             proc.terminate()
@@ -276,52 +279,19 @@ def run(quick: bool, bench: ModuleType) -> None:
 # --------------------------------------------------------------------------- the chart
 
 
-def chart(summary: list[dict[str, Any]]) -> str:
-    """Two panels (throughput, p99) against concurrency, SDK and bare endpoint, as plain SVG."""
-    width, height, pad = 360, 240, 48
-    colours = {"sdk": "#1f6feb", "bare": "#8b949e"}
-    names = {"sdk": "WebhookASGIApp + MemoryDedupeStore", "bare": "bare Starlette + HMAC"}
-    levels = [row["concurrency"] for row in summary]
+def charts(summary: list[dict[str, Any]]) -> dict[str, str]:
+    """Throughput and p99 against concurrency, SDK and bare endpoint: an SVG per metric."""
+    from benchmarks.charts import Series, line_chart
 
-    def panel(x0: int, metric: str, title: str, unit: str) -> list[str]:
-        top: float = max(max(row[f"sdk_{metric}"], row[f"bare_{metric}"]) for row in summary) * 1.15
-        def px(i: int) -> float:
-            return x0 + pad + (width - 2 * pad) * (i / max(1, len(levels) - 1))
-        def py(value: float) -> float:
-            return height - pad - (height - 2 * pad) * value / top
-        parts = [
-            f'<text x="{x0 + width / 2}" y="20" text-anchor="middle" font-weight="bold">{title}</text>',
-            f'<line x1="{x0 + pad}" y1="{height - pad}" x2="{x0 + width - pad}" y2="{height - pad}" stroke="#444"/>',
-            f'<line x1="{x0 + pad}" y1="{pad}" x2="{x0 + pad}" y2="{height - pad}" stroke="#444"/>',
-            f'<text x="{x0 + width / 2}" y="{height - 10}" text-anchor="middle">concurrent connections</text>',
-            f'<text x="{x0 + 12}" y="{height / 2}" transform="rotate(-90 {x0 + 12} {height / 2})" '
-            f'text-anchor="middle">{unit}</text>',
-        ]
-        for tick in range(5):
-            value = top * tick / 4
-            parts.append(f'<text x="{x0 + pad - 4}" y="{py(value) + 4:.1f}" text-anchor="end" font-size="10">'
-                         f"{value:,.0f}</text>" if value >= 10 else
-                         f'<text x="{x0 + pad - 4}" y="{py(value) + 4:.1f}" text-anchor="end" font-size="10">'
-                         f"{value:.1f}</text>")
-        for i, level in enumerate(levels):
-            parts.append(f'<text x="{px(i):.1f}" y="{height - pad + 14}" text-anchor="middle" font-size="10">{level}</text>')
-        for kind, colour in colours.items():
-            points = " ".join(f"{px(i):.1f},{py(row[f'{kind}_{metric}']):.1f}" for i, row in enumerate(summary))
-            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
-            for i, row in enumerate(summary):
-                parts.append(f'<circle cx="{px(i):.1f}" cy="{py(row[f"{kind}_{metric}"]):.1f}" r="3" fill="{colour}"/>')
-        return parts
-
-    body = panel(0, "rps", "Throughput", "requests/s") + panel(width, "p99_ms", "p99 latency", "ms")
-    for n, (kind, colour) in enumerate(colours.items()):
-        y = height + 14 + 16 * n
-        body.append(f'<rect x="{pad}" y="{y - 9}" width="12" height="10" fill="{colour}"/>')
-        body.append(f'<text x="{pad + 18}" y="{y}">{names[kind]}</text>')
-    total_height = height + 44
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * width}" height="{total_height}" '
-            f'viewBox="0 0 {2 * width} {total_height}" font-family="sans-serif" font-size="12">\n'
-            + "\n".join(body) + "\n</svg>\n")
-
+    levels = [str(row["concurrency"]) for row in summary]
+    drawn = {}
+    for metric, title, unit in (("rps", "Receiver throughput", "requests/s"), ("p99_ms", "Receiver p99 latency", "ms")):
+        drawn[metric] = line_chart(
+            title=title, x_title="concurrent connections", y_title=unit, x_labels=levels,
+            series=[Series("WebhookASGIApp + MemoryDedupeStore", "#1f6feb", [row[f"sdk_{metric}"] for row in summary]),
+                    Series("bare Starlette + HMAC", "#8b949e", [row[f"bare_{metric}"] for row in summary])],
+        )
+    return drawn
 
 if __name__ == "__main__":
     serve(sys.argv[1], int(sys.argv[2]))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import os
 import subprocess
 import sys
@@ -147,45 +146,14 @@ def fetch(port: int, path: str) -> bytes:
 
 
 def chart(sizes: list[int], cost_us: list[float], bare_us: float) -> str:
-    """An SVG line chart of microseconds per request against world size (log scale), bare as a line."""
-    width, height, left, right, top, bottom = 640, 360, 70, 20, 40, 50
-    top_us = max([*cost_us, bare_us]) * 1.25
-    lo, hi = min(sizes) / 1.5, max(sizes) * 1.5
+    """Microseconds per request against world size (sizes grow tenfold: a log scale), bare as a line."""
+    from benchmarks.charts import Reference, Series, line_chart
 
-    def x(size: float) -> float:
-        return left + (width - left - right) * (math.log10(size) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-
-    def y(us: float) -> float:
-        return height - bottom - (height - top - bottom) * us / top_us
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-             '<rect width="100%" height="100%" fill="white"/>',
-             f'<text x="{width / 2}" y="22" text-anchor="middle" font-size="14">'
-             'Sandbox cost per request against world size</text>',
-             f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
-             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>']
-    for i in range(5):
-        us = top_us * i / 4
-        parts.append(f'<text x="{left - 6}" y="{y(us) + 4:.1f}" text-anchor="end">{us:.0f}</text>')
-        parts.append(f'<line x1="{left}" y1="{y(us):.1f}" x2="{width - right}" y2="{y(us):.1f}" stroke="#ddd"/>')
-    for size in sizes:
-        parts.append(f'<text x="{x(size):.1f}" y="{height - bottom + 18}" text-anchor="middle">{size:,}</text>')
-    parts.append(f'<text x="{width / 2}" y="{height - 10}" text-anchor="middle">posts in the world (log scale)</text>')
-    parts.append(f'<text x="16" y="{height / 2}" text-anchor="middle" transform="rotate(-90 16 {height / 2})">'
-                 'µs per request</text>')
-    points = " ".join(f"{x(s):.1f},{y(c):.1f}" for s, c in zip(sizes, cost_us))
-    parts.append(f'<polyline points="{points}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
-    for s, c in zip(sizes, cost_us):
-        parts.append(f'<circle cx="{x(s):.1f}" cy="{y(c):.1f}" r="4" fill="#1f77b4"/>')
-        parts.append(f'<text x="{x(s):.1f}" y="{y(c) - 9:.1f}" text-anchor="middle">{c:.0f}</text>')
-    parts.append(f'<line x1="{left}" y1="{y(bare_us):.1f}" x2="{width - right}" y2="{y(bare_us):.1f}" '
-                 'stroke="#d62728" stroke-dasharray="6 4"/>')
-    parts.append(f'<text x="{width - right - 4}" y="{y(bare_us) - 6:.1f}" text-anchor="end" fill="#d62728">'
-                 f'bare Starlette, fixed page: {bare_us:.0f} µs</text>')
-    parts.append(f'<text x="{left + 10}" y="{top + 14}" fill="#1f77b4">sandbox (GET /posts mix)</text>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return line_chart(
+        title="Sandbox cost per request", x_title="posts in the world (log scale)", y_title="µs per request",
+        x_labels=[f"{size:,}" for size in sizes], series=[Series("sandbox (GET /posts mix)", "#1f77b4", cost_us)],
+        reference=Reference("bare Starlette, fixed page", "#d62728", bare_us, "µs"), point_labels=True,
+    )
 
 
 # --------------------------------------------------------------------------- the benchmark

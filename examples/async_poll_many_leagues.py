@@ -5,8 +5,8 @@
         python examples/async_poll_many_leagues.py NFL NBA
 
 Each league has its own checkpoint file, so each resumes on its own after a restart, and a
-league that fails for good (403: not on your plan) stops only its own poller. Every poller
-costs at least one call per cycle: with many leagues, a longer interval or one poller with
+league that fails for good (403: not on your plan) stops only its own poller. Costs: every
+poller at least one call per cycle (one per 100 new posts): with many leagues, a longer interval or one poller with
 ``leagues="NFL,NBA,..."`` spends less.
 """
 

@@ -1,6 +1,8 @@
 """The async client: several leagues fetched concurrently over one connection pool.
 
     python examples/async_quickstart.py          # an embedded sandbox by default
+
+Costs: up to 8 calls (one per league, then up to three pages of hockey).
 """
 
 from __future__ import annotations

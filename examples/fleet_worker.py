@@ -7,7 +7,8 @@ and all of them draw from one call budget.
 Without SPORTS_POSTS_API_KEY and SPORTS_POSTS_BASE_URL it polls an embedded sandbox. A worker
 that loses the lease (another took the league over while it was paused or cut off) goes back
 to standby; the batch it held is delivered again by the new holder, so store posts with an
-upsert by post.id.
+upsert by post.id. Costs: one call per cycle (one per 100 new posts) for the holder of the
+lease, none for a worker on standby; every call draws from the shared budget.
 """
 
 from __future__ import annotations

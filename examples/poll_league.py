@@ -5,8 +5,9 @@
 
 Ctrl-C, SIGTERM or ``--for SECONDS`` stops it. Start it again and it resumes from
 ``poll-<league>.json``, repeating at most the batch it was handling; an empty checkpoint
-starts a day back. ``SPORTS_POSTS_MAX_CALLS_PER_DAY`` (default 6, about the free plan's
-200 calls a month) stretches the interval to stay inside that budget.
+starts a day back. Costs: one call per cycle (one per 100 new posts), at most
+``SPORTS_POSTS_MAX_CALLS_PER_DAY`` a day (default 6, about the free plan's 200 calls a
+month): the interval stretches to stay inside that budget.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
     python examples/quickstart.py      # an embedded sandbox: no account, no network
     SPORTS_POSTS_API_KEY=... SPORTS_POSTS_BASE_URL=https://.../v1 python examples/quickstart.py
+
+Costs: up to 8 calls (one per listing, two for the videos; the account information is free,
+the refused call is never sent).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ SLOW_TIERS = {
     "test_webhook_multiprocess.py": "processes",
     "test_readme_polling.py": "docs",
     "test_site.py": "docs",
+    "test_browser.py": "docs",
     "test_snippets.py": "docs",
     "test_webhooks_testing_block.py": "docs",
     "test_client_options.py::test_fuzz_client_options_only_raise_sdk_errors": "fuzz",

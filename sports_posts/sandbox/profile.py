@@ -3,7 +3,7 @@
 ``strict`` (the default) takes, for every discrepancy and every "not shown" of the
 specification, the reading least forgiving to the client, so that code passing against the
 sandbox does not meet a form, a value or an answer in production that it never met in its
-tests. ``lenient`` keeps the forgiving behaviour of earlier releases, for demos.
+tests. ``lenient`` reads each open point in the client's favour, for demos.
 docs/sandbox.md has the table of every such rule.
 """
 

@@ -12,6 +12,10 @@ Conventions (docs/testing.md, "The documentation's own code"):
   written before any block of the page runs (so others import it); ``test_*.py`` runs
   under pytest.
 - ``pycon`` blocks run as doctests: the output shown must be the output printed.
+- ``# costs: 1 call``, ``# costs: up to 3 calls`` or ``# costs: no calls`` in a block: the
+  most billed calls it makes (a block that continues another adds to that block's). Every
+  block that makes a call says so; the run counts the calls and fails a block that spends
+  more than it states.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ CONTINUES = "<!-- continues -->"
 MARKERS = (FRAGMENT, CONTINUES)
 LANGUAGES = {"python", "py", "python3", "py3", "pycon"}
 
+_COSTS = re.compile(r"#\s*costs:\s*(?:(?:up to|at most)\s+)?(?P<n>no|\d+)\s+calls?\b", re.IGNORECASE)
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _TITLE = re.compile(r"""\btitle=["']([^"']+)["']""")
 
@@ -61,6 +66,21 @@ class Snippet:
         """What runs: the blocks this one continues, then its own text."""
         before = self.continues.source + "\n" if self.continues is not None else ""
         return before + self.code
+
+    @property
+    def own_cost(self) -> Optional[int]:
+        """The billed calls this block's ``# costs:`` comments state (None: no comment)."""
+        found = [0 if m.group("n").lower() == "no" else int(m.group("n")) for m in _COSTS.finditer(self.code)]
+        return sum(found) if found else None
+
+    @property
+    def stated_cost(self) -> Optional[int]:
+        """The most calls a run of :attr:`source` may make: this block's and those it continues."""
+        own = self.own_cost
+        before = self.continues.stated_cost if self.continues is not None else 0
+        if own is None:
+            return before or None
+        return own + (before or 0)
 
     @property
     def is_test_file(self) -> bool:
@@ -156,6 +176,8 @@ class Outcome:
 
     returncode: Optional[int]
     output: str
+    calls: Optional[int] = None
+    """The billed calls the run made, when the harness counted them."""
 
     @property
     def ok(self) -> bool:
@@ -248,6 +270,57 @@ def connect_ex(self, address):
 socket.getaddrinfo = getaddrinfo
 socket.socket.connect = connect
 socket.socket.connect_ex = connect_ex
+
+
+# Calls a Sandbox started inside the block counts (its own service, not the harness's):
+# written to the file SPORTS_POSTS_DOCS_CALLS names when the interpreter exits.
+import atexit
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+
+_CALLS_FILE = os.environ.get("SPORTS_POSTS_DOCS_CALLS")
+_ACCOUNTS = "sports_posts.sandbox.accounts"
+_counted = [0]
+
+
+def _count_admissions(module):
+    admit = module.Accounts.admit
+
+    def counting_admit(self, account, now, *, counted):
+        admit(self, account, now, counted=counted)
+        if counted:
+            _counted[0] += 1
+
+    module.Accounts.admit = counting_admit
+
+
+class _CountingFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != _ACCOUNTS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _count_admissions(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _write_count():
+    with open(_CALLS_FILE, "a", encoding="utf-8") as out:
+        out.write(f"{_counted[0]}\\n")
+
+
+if _CALLS_FILE:
+    sys.meta_path.insert(0, _CountingFinder())
+    atexit.register(_write_count)
 '''
 
 

@@ -138,3 +138,28 @@ def test_a_test_file_block_runs_under_pytest(tmp_path: Path) -> None:
     block = _one('```python title="test_fails.py"\ndef test_it():\n    assert 1 == 2\n```\n')
     outcome = run(block, tmp_path, _env(tmp_path), sys.executable, 60)
     assert not outcome.ok and "1 failed" in outcome.output
+
+
+COSTED = """\
+```python
+page = list_posts()  # costs: 1 call
+for post in page.iter_items(max_items=120):  # costs: up to 2 calls
+    pass
+```
+
+<!-- continues -->
+```python
+# costs: no calls: refused before sending
+```
+
+```python
+print("nothing billed")
+```
+"""
+
+
+def test_costs_comments_add_up_along_continued_blocks() -> None:
+    first, second, third = parse("costs.md", COSTED)
+    assert (first.own_cost, first.stated_cost) == (3, 3)
+    assert (second.own_cost, second.stated_cost) == (0, 3)
+    assert (third.own_cost, third.stated_cost) == (None, None)

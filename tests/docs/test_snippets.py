@@ -1,4 +1,5 @@
-"""Every Python block of README.md and docs/ runs as pasted, against a sandbox (issue 16).
+"""Every Python block of README.md and docs/ runs as pasted, against a sandbox, and spends
+no more billed calls than its `# costs:` comment states.
 
 Each block is a case named ``page:line``. A block runs in a fresh interpreter, in a temp
 directory shared by its page, with the environment a reader of the README has: the
@@ -16,6 +17,7 @@ import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,8 @@ TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the sui
 WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much as on a CPU
 KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
 
+
+RUN_TESTS = ("test_snippet_runs", "test_snippet_spends_what_it_states")
 
 SNIPPETS, ERRORS = collect()
 RUNNABLE = [s for s in SNIPPETS if not s.fragment]
@@ -72,7 +76,7 @@ def snippet_runs(
     from sports_posts.sandbox import Sandbox
 
     selected = {item.callspec.params["snippet"].id for item in request.session.items
-                if getattr(item, "originalname", "") == "test_snippet_runs"}
+                if getattr(item, "originalname", "") in RUN_TESTS}
     chosen = [s for s in RUNNABLE if s.id in selected]
     by_page: dict[str, list[Snippet]] = {}
     for snippet in chosen:
@@ -94,7 +98,17 @@ def snippet_runs(
             for block in SNIPPETS:  # files other blocks of the page import
                 if block.page == blocks[0].page and block.title:
                     (workdir / file_name(block)).write_text(block.source, encoding="utf-8")
-            return {b.id: run(b, workdir, page_env, sys.executable, TIMEOUT) for b in blocks}
+            return {b.id: run_counted(b, workdir, page_env) for b in blocks}
+
+        def run_counted(block: Snippet, workdir: Path, page_env: dict[str, str]) -> Outcome:
+            """Run a block with an API key of its own, so the sandbox counts its calls alone;
+            calls to a sandbox the block starts itself are counted in its interpreter."""
+            key = sandbox.add_key()
+            counts = workdir / f"calls-{block.line}.txt"
+            block_env = {**page_env, "SPORTS_POSTS_API_KEY": key, "SPORTS_POSTS_DOCS_CALLS": str(counts)}
+            outcome = run(block, workdir, block_env, sys.executable, TIMEOUT)
+            own = sum(int(n) for n in counts.read_text().split()) if counts.exists() else 0
+            return replace(outcome, calls=sandbox.calls(key) + own)
 
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
             page_runs = {
@@ -157,3 +171,18 @@ def test_snippet_runs(snippet: Snippet, snippet_runs: dict[str, Future[Outcome]]
         f"{snippet.id} failed as pasted (mark an excerpt <!-- fragment -->, a block that "
         f"needs the one above <!-- continues -->):\n{outcome.output[-4000:]}"
     )
+
+
+@pytest.mark.parametrize("snippet", RUNNABLE, ids=[s.id for s in RUNNABLE])
+def test_snippet_spends_what_it_states(snippet: Snippet, snippet_runs: dict[str, Future[Outcome]]) -> None:
+    """A reader on a metered plan pays for what a block sends: every block that makes a
+    call states the most it makes (``# costs: up to N calls``), and spends no more."""
+    outcome = snippet_runs[snippet.id].result(timeout=TIMEOUT * 40)
+    assert outcome.calls is not None
+    stated = snippet.stated_cost
+    if stated is None:
+        assert outcome.calls == 0, (
+            f"{snippet.id} made {outcome.calls} billed call(s) and does not say so: add a comment "
+            f"such as `# costs: up to {outcome.calls} calls`")
+    else:
+        assert outcome.calls <= stated, f"{snippet.id} made {outcome.calls} billed calls; it states at most {stated}"

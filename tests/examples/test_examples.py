@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +37,28 @@ def test_example_runs_against_the_sandbox(name: str, args: list[str], expected: 
     assert "embedded sandbox" in done.stderr
     for text in expected:
         assert text in done.stdout
+
+
+# "Costs: up to N calls" in the docstring of an example that ends by itself.
+STATED = re.compile(r"Costs: up to (\d+) calls")
+
+
+@pytest.mark.parametrize("name", ["quickstart.py", "async_quickstart.py"])
+def test_example_spends_what_its_docstring_states(name: str, tmp_path: Path) -> None:
+    from tests.docs.snippets import install_loopback_guard
+
+    docstring = ast.get_docstring(ast.parse((EXAMPLES / name).read_text(encoding="utf-8"))) or ""
+    stated = STATED.search(docstring)
+    assert stated, f"{name}'s docstring does not say what it costs"
+    counts = tmp_path / "calls.txt"
+    guard = install_loopback_guard(tmp_path)  # also counts the calls of the embedded sandbox
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
+    env.update(PYTHONPATH=os.pathsep.join([guard, str(EXAMPLES.parent)]), SPORTS_POSTS_DOCS_CALLS=str(counts))
+    done = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    calls = sum(int(n) for n in counts.read_text().split())
+    assert 1 <= calls <= int(stated.group(1)), f"{name} made {calls} billed calls"
 
 
 def test_every_example_is_covered() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from benchmarks.dedupe import _dict_and_lock
-from benchmarks.receiver import _requests, chart
+from benchmarks.receiver import _requests, charts
 from sports_posts.webhooks import WebhookReceiver, construct_event
 from sports_posts.webhooks.receiver import WebhookResponse
 
@@ -17,15 +17,18 @@ def test_the_dict_and_lock_baseline_does_the_same_check_and_set_as_the_memory_st
     assert claim("a") and not claim("a") and claim("b")
 
 
-def test_the_chart_is_svg_with_a_line_per_app_in_each_panel() -> None:
+def test_the_charts_are_svg_with_a_line_per_app_for_each_metric() -> None:
     rows = [{"concurrency": c, "sdk_rps": 900.0 * c ** 0.5, "bare_rps": 800.0 * c ** 0.5,
              "sdk_p99_ms": 2.0 * c, "bare_p99_ms": 1.8 * c} for c in (1, 4, 16, 64)]
-    root = ET.fromstring(chart(rows))
-    assert root.tag == SVG + "svg"
-    lines = root.findall(SVG + "polyline")
-    assert len(lines) == 4 and all(len(line.get("points", "").split()) == 4 for line in lines)
-    texts = {t.text for t in root.iter(SVG + "text")}
-    assert {"Throughput", "p99 latency", "64"} <= texts
+    drawn = charts(rows)
+    assert set(drawn) == {"rps", "p99_ms"}
+    for metric, title in (("rps", "Receiver throughput"), ("p99_ms", "Receiver p99 latency")):
+        root = ET.fromstring(drawn[metric])
+        assert root.tag == SVG + "svg"
+        lines = root.findall(SVG + "polyline")
+        assert len(lines) == 2 and all(len(line.get("points", "").split()) == 4 for line in lines)
+        texts = {t.text for t in root.iter(SVG + "text")}
+        assert {title, "64"} <= texts
 
 
 def test_the_load_is_signed_new_stories_the_receiver_accepts() -> None:
