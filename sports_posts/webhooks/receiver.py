@@ -27,12 +27,13 @@ Other answers:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Coroutine, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
@@ -151,7 +152,7 @@ class WebhookReceiver:
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
         self._futures: set[Future[bool]] = set()
-        self._tasks: set[asyncio.Task[bool]] = set()
+        self._tasks: set[asyncio.Future[bool]] = set()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: Optional[threading.Thread] = None
@@ -521,13 +522,68 @@ class WebhookReceiver:
         self.close()
 
 
-def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
+def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Future[bool]:
     """A task that runs at once up to its first real suspension (Python 3.12's eager start),
     so a handler that never waits answers without a trip through the event loop."""
     if sys.version_info >= (3, 12):  # a check type checkers read, so 3.9 to 3.11 pass too
         return asyncio.Task(coro, loop=loop, eager_start=True)
     else:  # an else (not code after the if) is what type checkers skip on the newer Pythons
-        return loop.create_task(coro)
+        return _eager_task(loop, coro)
+
+
+def _eager_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Future[bool]:
+    """Python 3.12's eager start where asyncio lacks it: the coroutine's first step runs here,
+    on the caller's task, in a context of its own (as a task's is). A coroutine that ends in
+    that step gives a future already settled, as an eager task would be; one that suspends
+    goes on as a task from where it stopped."""
+    context = contextvars.copy_context()
+    result: asyncio.Future[bool] = loop.create_future()
+    try:
+        yielded = context.run(coro.send, None)
+    except StopIteration as stop:
+        result.set_result(stop.value)
+        return result
+    except asyncio.CancelledError:
+        result.cancel()
+        return result
+    except Exception as exc:
+        result.set_exception(exc)
+        return result
+    return loop.create_task(_Resumed(coro, yielded, context).run())
+
+
+class _Resumed:
+    """The rest of a coroutine whose first step ran already, as an awaitable: it hands the
+    task what that step yielded (a future to wait on, or None for a bare yield), then passes
+    each wake-up, value or exception, on to the coroutine, in the coroutine's own context."""
+
+    __slots__ = ("_coro", "_yielded", "_context")
+
+    def __init__(self, coro: Coroutine[Any, Any, bool], yielded: Any, context: contextvars.Context) -> None:
+        self._coro, self._yielded, self._context = coro, yielded, context
+
+    async def run(self) -> bool:
+        return await self
+
+    def __await__(self) -> Generator[Any, Any, bool]:
+        coro, yielded, run = self._coro, self._yielded, self._context.run
+        self._yielded = None
+        while True:
+            try:
+                sent = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:
+                try:
+                    yielded = run(coro.throw, exc)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+            else:
+                try:
+                    yielded = run(coro.send, sent)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
 
 
 def _is_async_callable(handler: Any) -> bool:
