@@ -78,7 +78,11 @@ def _seconds(name: str, value: object, *, below: float) -> float:
 
 
 def _delivery_id(receiver: WebhookReceiver, headers: Headers) -> Optional[str]:
-    """The delivery id of a request, for its telemetry span."""
+    """The delivery id of a request, for its telemetry span: the one its handling read
+    unless another request was read since (the headers are then read again)."""
+    last_headers, delivery_id = receiver._last_read
+    if last_headers is headers:
+        return delivery_id
     return signature_and_delivery(headers, receiver.header_names)[1]
 
 
@@ -157,6 +161,7 @@ class WebhookReceiver:
         self._stopping = threading.Event()
         self._worker: Optional[threading.Thread] = None
         self._loops = threading.local()
+        self._last_read: tuple[object, Optional[str]] = (None, None)  # headers, delivery id
 
     def _check_memory_outlives_tolerance(self) -> None:
         """A store that forgets a story before the replay window closes lets a replay through."""
@@ -183,6 +188,7 @@ class WebhookReceiver:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
+        self._last_read = (headers, delivery_id)
         started = time.monotonic()
         response, event = decision.verify(
             body, signature, delivery_id, secret=self._secret, header_names=self.header_names,
@@ -208,6 +214,7 @@ class WebhookReceiver:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
+        self._last_read = (headers, delivery_id)
         started = time.monotonic()
         # CPU only: no reason to leave the loop.
         response, event = decision.verify(

@@ -13,7 +13,7 @@ import pytest
 from webhook_helpers import SECRET, signed
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver
-from sports_posts.webhooks.receiver import _start_task
+from sports_posts.webhooks.receiver import _delivery_id, _start_task
 
 WAIT = 5.0
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("VAR", default="caller")
@@ -182,5 +182,28 @@ def test_a_bare_yield_in_the_first_step_is_resumed_by_the_loop() -> None:
         task = _start_task(asyncio.get_running_loop(), body())
         assert not task.done()
         assert await asyncio.wait_for(task, WAIT) is True
+
+    asyncio.run(scenario())
+
+
+def test_the_delivery_id_for_telemetry_is_each_requests_own_when_requests_interleave() -> None:
+    gate: list[asyncio.Event] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        if event.delivery_id == "dlv_a":
+            await gate[0].wait()
+
+    async def scenario() -> None:
+        gate.append(asyncio.Event())
+        receiver = WebhookReceiver(SECRET, handler)
+        first, second = signed(delivery_id="dlv_a", id="1"), signed(delivery_id="dlv_b", id="2")
+        a = asyncio.ensure_future(receiver.handle_async(first.body, first.headers))
+        await asyncio.sleep(0)
+        assert (await receiver.handle_async(second.body, second.headers)).status_code == 202
+        assert _delivery_id(receiver, second.headers) == "dlv_b"
+        gate[0].set()
+        assert (await a).status_code == 202
+        assert _delivery_id(receiver, first.headers) == "dlv_a"  # read again: another request came between
+        assert _delivery_id(receiver, second.headers) == "dlv_b"
 
     asyncio.run(scenario())
