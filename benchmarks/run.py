@@ -86,7 +86,7 @@ def compare(
 # --------------------------------------------------------------------------- client
 
 
-PROCESSES = 3
+PROCESSES = 5
 """Fresh interpreters each parse and fetch comparison runs in, one after the other."""
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -96,8 +96,8 @@ def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
     interpreters: the median of their figures, each key apart, plus every process's figures.
 
     A process's memory layout and hash seed move a same-process ratio between two runs of
-    the same code; pyperf runs its workers in fresh processes for the same reason. The median of three
-    processes is not moved by one unlucky layout.
+    the same code; pyperf runs its workers in fresh processes for the same reason. The median of five
+    processes is not moved by two unlucky layouts.
     """
     runs = []
     for _ in range(1 if quick else PROCESSES):
@@ -160,7 +160,7 @@ def measure_client(stack: str, base: str, quick: bool) -> dict[str, float]:
     lib: Any = importlib.import_module(stack)
     url = base + "/posts?leagues=NFL&limit=100"
     headers = {"Authorization": "Bearer bench-key"}
-    rounds = 5 if quick else 15
+    rounds = 5 if quick else 21
     figures: dict[str, float] = {}
 
     with lib.Client() as raw, SportsPosts(api_key="bench-key", base_url=base, http_client=lib.Client()) as sdk:
@@ -193,7 +193,7 @@ def measure_client(stack: str, base: str, quick: bool) -> dict[str, float]:
         await floor_a()
         times: dict[str, list[float]] = {"floor": [], "ours": []}
         sides = [("floor", floor_a), ("ours", ours_a)]
-        for round_ in range(3 if quick else 15):
+        for round_ in range(3 if quick else 21):
             # The side that goes first alternates, as in compare(): the second pays for the
             # collections the first one's garbage triggers.
             for name, run in sides if round_ % 2 == 0 else sides[::-1]:
