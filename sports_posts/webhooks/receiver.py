@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import logging
 import sys
@@ -156,7 +157,7 @@ class WebhookReceiver:
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
         self._futures: set[Future[bool]] = set()
-        self._tasks: set[asyncio.Future[bool]] = set()
+        self._tasks: set[asyncio.Future[bool]] = set()  # handler tasks, and handlers waiting on a request's task
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._worker: Optional[threading.Thread] = None
@@ -340,6 +341,8 @@ class WebhookReceiver:
 
     async def _arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
         loop = asyncio.get_running_loop()
+        if self._is_async and not _EAGER_TASKS:
+            return await self._arun_on_this_task(loop, event, key, started)
         running: asyncio.Future[bool]
         try:
             if self._is_async:
@@ -361,6 +364,22 @@ class WebhookReceiver:
         if not done:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(running.result(), event, key)
+
+    async def _arun_on_this_task(
+        self, loop: asyncio.AbstractEventLoop, event: WebhookEvent, key: str, started: float
+    ) -> WebhookResponse:
+        """An ``async def`` handler where asyncio has no eager tasks (Python 3.9 to 3.11): it
+        runs on the request's own task, in a context of its own, so that one that never waits
+        answers without a task or a trip through the event loop. If it is still running at
+        ``handler_timeout`` it goes on as a task of its own (keeping its claim) and the answer
+        is 503, as from 3.12 on."""
+        run = _OnThisTask(self._run_async(event, key), loop, started + self._handler_timeout, self._tasks)
+        succeeded = await run
+        if run.detached is not None:
+            self._tasks.add(run.detached)
+            run.detached.add_done_callback(self._tasks.discard)
+            return decision.overran(event, key, self._handler_timeout)
+        return decision.handled(succeeded, event, key)
 
     def _call_handler(self, event: WebhookEvent) -> None:
         result = self._handler(event)
@@ -529,68 +548,173 @@ class WebhookReceiver:
         self.close()
 
 
-def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Future[bool]:
+_EAGER_TASKS = sys.version_info >= (3, 12)
+"""Whether asyncio starts a task eagerly (``eager_start``); before, handlers run on the request's task."""
+
+
+def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
     """A task that runs at once up to its first real suspension (Python 3.12's eager start),
     so a handler that never waits answers without a trip through the event loop."""
     if sys.version_info >= (3, 12):  # a check type checkers read, so 3.9 to 3.11 pass too
         return asyncio.Task(coro, loop=loop, eager_start=True)
     else:  # an else (not code after the if) is what type checkers skip on the newer Pythons
-        return _eager_task(loop, coro)
+        return loop.create_task(coro)
 
 
-def _eager_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Future[bool]:
-    """Python 3.12's eager start where asyncio lacks it: the coroutine's first step runs here,
-    on the caller's task, in a context of its own (as a task's is). A coroutine that ends in
-    that step gives a future already settled, as an eager task would be; one that suspends
-    goes on as a task from where it stopped."""
-    context = contextvars.copy_context()
-    result: asyncio.Future[bool] = loop.create_future()
-    try:
-        yielded = context.run(coro.send, None)
-    except StopIteration as stop:
-        result.set_result(stop.value)
-        return result
-    except asyncio.CancelledError:
-        result.cancel()
-        return result
-    except Exception as exc:
-        result.set_exception(exc)
-        return result
-    return loop.create_task(_Resumed(coro, yielded, context).run())
+class _OnThisTask:
+    """Await a handler's coroutine on the awaiting task, step by step in the coroutine's own
+    context, up to ``deadline`` (``time.monotonic``).
 
+    While the coroutine waits on a future, the task waits on a stand-in that the future's
+    completion settles, so that at the deadline the task can stop waiting without touching
+    the handler's future: ``detached`` is then a new task that carries the coroutine on from
+    where it stopped, and the await gives False. A cancellation of the awaiting task reaches
+    the coroutine as a task's would: the future it waits on is cancelled. Only a coroutine
+    that waits pays for a stand-in, the deadline's timer and an entry in ``tracked`` (which
+    ``wait_idle_async`` waits on)."""
 
-class _Resumed:
-    """The rest of a coroutine whose first step ran already, as an awaitable: it hands the
-    task what that step yielded (a future to wait on, or None for a bare yield), then passes
-    each wake-up, value or exception, on to the coroutine, in the coroutine's own context."""
+    __slots__ = ("_coro", "_context", "_loop", "_deadline", "_tracked", "_stand_in", "_overran", "detached")
 
-    __slots__ = ("_coro", "_yielded", "_context")
+    def __init__(
+        self, coro: Coroutine[Any, Any, bool], loop: asyncio.AbstractEventLoop, deadline: float,
+        tracked: set[asyncio.Future[bool]],
+    ) -> None:
+        self._coro = coro
+        self._context = contextvars.copy_context()
+        self._loop = loop
+        self._deadline = deadline
+        self._tracked = tracked
+        self._stand_in: Optional[asyncio.Future[None]] = None
+        self._overran = False
+        self.detached: Optional[asyncio.Task[bool]] = None
 
-    def __init__(self, coro: Coroutine[Any, Any, bool], yielded: Any, context: contextvars.Context) -> None:
-        self._coro, self._yielded, self._context = coro, yielded, context
-
-    async def run(self) -> bool:
-        return await self
+    def _on_deadline(self) -> None:
+        self._overran = True
+        stand_in = self._stand_in
+        if stand_in is not None and not stand_in.done():
+            stand_in.set_result(None)
 
     def __await__(self) -> Generator[Any, Any, bool]:
-        coro, yielded, run = self._coro, self._yielded, self._context.run
-        self._yielded = None
+        coro, run = self._coro, self._context.run
+        step: Callable[[Any], Any] = coro.send
+        value: Any = None
+        timer: Optional[asyncio.TimerHandle] = None
+        running: Optional[asyncio.Future[bool]] = None
+        try:
+            while True:
+                try:
+                    waited = run(step, value)
+                except StopIteration as stop:
+                    return stop.value  # type: ignore[no-any-return]
+                step, value = coro.send, None
+                if timer is None:  # the first wait: from now on the deadline matters
+                    timer = self._loop.call_later(max(0.0, self._deadline - time.monotonic()), self._on_deadline)
+                    running = self._loop.create_future()
+                    self._tracked.add(running)
+                if waited is None:  # a bare yield (asyncio.sleep(0)): the loop's turn
+                    try:
+                        yield None
+                    except BaseException as exc:  # this task was cancelled meanwhile
+                        step, value = coro.throw, exc
+                        continue
+                else:
+                    problem = _bad_wait(waited, self._loop)
+                    if problem is not None:  # what a task throws into a coroutine that yields so
+                        step, value = coro.throw, problem
+                        continue
+                    waited._asyncio_future_blocking = False  # taken, as a task takes it
+                    stand_in: asyncio.Future[None] = self._loop.create_future()
+                    relay = functools.partial(_settle, stand_in)
+                    waited.add_done_callback(relay)
+                    self._stand_in = stand_in
+                    try:
+                        yield from stand_in
+                    except asyncio.CancelledError as exc:  # this task was cancelled
+                        waited.remove_done_callback(relay)
+                        if not waited.cancel():  # done already: the coroutine gets the error itself
+                            step, value = coro.throw, exc
+                        continue
+                    finally:
+                        self._stand_in = None
+                    if not waited.done():  # the deadline, not the future, woke this task
+                        waited.remove_done_callback(relay)
+                if self._overran:
+                    if waited is not None:
+                        waited._asyncio_future_blocking = True  # handed on: the new task takes it
+                    self.detached = self._loop.create_task(_Resumed(coro, waited, self._context))
+                    return False
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if running is not None:
+                self._tracked.discard(running)
+                running.set_result(True)
+
+
+def _bad_wait(waited: Any, loop: asyncio.AbstractEventLoop) -> Optional[RuntimeError]:
+    """The error a task gives a coroutine that yielded ``waited``, or None for a future it can wait on."""
+    blocking = getattr(waited, "_asyncio_future_blocking", None)
+    if blocking is None:
+        return RuntimeError(f"Task got bad yield: {waited!r}")
+    if not blocking:
+        return RuntimeError(f"yield was used instead of yield from in task with {waited!r}")
+    if waited.get_loop() is not loop:
+        return RuntimeError(f"Task got Future {waited!r} attached to a different loop")
+    return None
+
+
+def _settle(stand_in: asyncio.Future[None], waited: object) -> None:
+    if not stand_in.done():
+        stand_in.set_result(None)
+
+
+class _Resumed(Coroutine[Any, Any, bool]):
+    """The rest of a coroutine that the request's task started, as the coroutine of a task of
+    its own: its first step hands the task what the coroutine waits on (a future, or None for
+    a bare yield); each later wake-up, value or exception, goes on to the coroutine, in the
+    coroutine's own context. A cancellation before that first step cancels what it waits on,
+    as a task already waiting on it would."""
+
+    __slots__ = ("_coro", "_waiting", "_context", "_started")
+
+    def __init__(self, coro: Coroutine[Any, Any, bool], waiting: Any, context: contextvars.Context) -> None:
+        self._coro, self._waiting, self._context = coro, waiting, context
+        self._started = False
+
+    def send(self, value: Any) -> Any:
+        if not self._started:
+            self._started = True
+            return self._waiting
+        return self._context.run(self._coro.send, value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        exc = typ if val is None else val
+        if not self._started:
+            self._started = True
+            waiting = self._waiting
+            if isinstance(exc, asyncio.CancelledError) and waiting is not None and waiting.cancel():
+                return self._context.run(self._coro.send, None)  # it reads the cancellation itself
+        return self._context.run(self._coro.throw, exc)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, Any, bool]:
+        """The same steps for an ``await`` (a task drives ``send`` and ``throw`` itself)."""
+        value: Any = None
+        error: Optional[BaseException] = None
         while True:
             try:
-                sent = yield yielded
+                yielded = self.send(value) if error is None else self.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            try:
+                value, error = (yield yielded), None
             except GeneratorExit:
-                coro.close()
+                self.close()
                 raise
             except BaseException as exc:
-                try:
-                    yielded = run(coro.throw, exc)
-                except StopIteration as stop:
-                    return stop.value  # type: ignore[no-any-return]
-            else:
-                try:
-                    yielded = run(coro.send, sent)
-                except StopIteration as stop:
-                    return stop.value  # type: ignore[no-any-return]
+                value, error = None, exc
 
 
 def _is_async_callable(handler: Any) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import Any
 
 import pytest
 
@@ -29,10 +30,14 @@ def test_a_stack_that_is_not_installed_names_the_extra() -> None:
 
 def test_the_client_section_skips_a_missing_stack_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
     measured: list[str] = []
+
+    def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
+        measured.append(call)
+        return {"sync": 1.0, "sync_median": 1.0, "vs_json": 1.2, "async": 1.0, "async_median": 1.0,
+                "processes": [{"sync": 1.0, "async": 1.0}]}
+
     monkeypatch.setattr(run, "stack_missing", lambda stack: "not installed (test)" if stack == "httpx2" else None)
-    monkeypatch.setattr(run, "in_fresh_processes", lambda call, quick: measured.append(call) or {
-        "sync": 1.0, "sync_median": 1.0, "vs_json": 1.2, "async": 1.0, "async_median": 1.0,
-        "processes": [{"sync": 1.0, "async": 1.0}]})
+    monkeypatch.setattr(run, "in_fresh_processes", in_fresh_processes)
     monkeypatch.setattr(run, "RESULTS", [])
     monkeypatch.setattr(run, "INFO", [])
     run.bench_client(quick=True)

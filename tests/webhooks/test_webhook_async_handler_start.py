@@ -13,7 +13,7 @@ import pytest
 from webhook_helpers import SECRET, signed
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver
-from sports_posts.webhooks.receiver import _delivery_id, _start_task
+from sports_posts.webhooks.receiver import _delivery_id
 
 WAIT = 5.0
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("VAR", default="caller")
@@ -113,7 +113,7 @@ def test_a_handler_cancelled_while_it_waits_releases_its_claim() -> None:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert not await receiver.store.ais_complete("breaking_news:1790000000000000001")
+        assert not receiver.store.is_complete("breaking_news:1790000000000000001")
         assert (await receiver.handle_async(request.body, request.headers)).outcome == "handler_timeout"
         for task in list(receiver._tasks):
             task.cancel()
@@ -122,46 +122,43 @@ def test_a_handler_cancelled_while_it_waits_releases_its_claim() -> None:
     assert started == [1, 1]  # the retry after the cancellation ran the handler again
 
 
-def test_a_started_coroutine_gets_the_values_and_exceptions_its_waits_end_with() -> None:
-    async def value(future: asyncio.Future[int]) -> bool:
-        await asyncio.sleep(0)
-        return await future == 7
+def test_a_handler_gets_the_values_and_the_cancellations_of_what_it_waits_on() -> None:
+    got: list[object] = []
+    waits: list[asyncio.Future[int]] = []
 
-    async def catches() -> bool:
+    async def handler(event: WebhookEvent) -> None:
+        got.append(await waits[0])
+        waits.append(asyncio.get_running_loop().create_future())
         try:
-            await asyncio.sleep(3600)
+            await waits[1]
         except asyncio.CancelledError:
-            return False
-        return True
+            got.append("cancelled")
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[int] = loop.create_future()
-        task = _start_task(loop, value(future))
-        assert not task.done()
-        loop.call_soon(future.set_result, 7)
-        assert await task is True
-        task = _start_task(loop, catches())
-        await asyncio.sleep(0)
-        task.cancel()
-        assert await task is False
+        waits.append(loop.create_future())
+        loop.call_soon(waits[0].set_result, 7)
+        loop.call_later(0.01, lambda: waits[1].cancel())
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
 
     asyncio.run(scenario())
+    assert got == [7, "cancelled"]
 
 
-def test_a_coroutine_that_ends_or_is_cancelled_in_its_first_step_gives_a_settled_future() -> None:
-    async def returns() -> bool:
-        return True
+def test_a_handler_that_yields_what_no_task_can_wait_on_answers_503() -> None:
+    class Bad:
+        def __await__(self) -> Generator[Any, Any, None]:
+            yield "not a future"
 
-    async def cancelled() -> bool:
-        raise asyncio.CancelledError
+    async def handler(event: WebhookEvent) -> None:
+        await Bad()
 
     async def scenario() -> None:
-        loop = asyncio.get_running_loop()
-        done = _start_task(loop, returns())
-        assert done.done() and done.result() is True
-        stopped = _start_task(loop, cancelled())
-        assert stopped.cancelled()
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).outcome == "handler_failed"
 
     asyncio.run(scenario())
 
@@ -173,15 +170,62 @@ class _Yield:
         yield
 
 
-def test_a_bare_yield_in_the_first_step_is_resumed_by_the_loop() -> None:
-    async def body() -> bool:
+def test_a_handler_that_yields_bare_to_the_loop_goes_on_after_the_loops_turn() -> None:
+    steps: list[str] = []
+
+    async def handler(event: WebhookEvent) -> None:
         await _Yield()
-        return True
+        steps.append("after")
 
     async def scenario() -> None:
-        task = _start_task(asyncio.get_running_loop(), body())
-        assert not task.done()
-        assert await asyncio.wait_for(task, WAIT) is True
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+
+    asyncio.run(scenario())
+    assert steps == ["after"]
+
+
+def test_an_overrunning_handler_goes_on_in_its_own_context_and_completes_its_claim() -> None:
+    seen: list[str] = []
+    gate: list[asyncio.Event] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        VAR.set("handler")
+        await gate[0].wait()
+        seen.append(VAR.get())
+
+    async def scenario() -> None:
+        gate.append(asyncio.Event())
+        receiver = WebhookReceiver(SECRET, handler, handler_timeout=0.01)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).outcome == "handler_timeout"
+        assert VAR.get() == "caller"
+        assert not await receiver.wait_idle_async(0.01)  # still running, as a task of its own
+        gate[0].set()
+        assert await receiver.wait_idle_async(WAIT)
+        assert (await receiver.handle_async(request.body, request.headers)).outcome == "duplicate"
+
+    asyncio.run(scenario())
+    assert seen == ["handler"]
+
+
+def test_wait_idle_async_waits_for_a_handler_still_running_in_a_request() -> None:
+    gate: list[asyncio.Event] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        await gate[0].wait()
+
+    async def scenario() -> None:
+        gate.append(asyncio.Event())
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        answer = asyncio.ensure_future(receiver.handle_async(request.body, request.headers))
+        await asyncio.sleep(0.01)
+        assert not await receiver.wait_idle_async(0.01)
+        gate[0].set()
+        assert await receiver.wait_idle_async(WAIT)
+        assert (await answer).status_code == 202
 
     asyncio.run(scenario())
 
@@ -205,5 +249,80 @@ def test_the_delivery_id_for_telemetry_is_each_requests_own_when_requests_interl
         assert (await a).status_code == 202
         assert _delivery_id(receiver, first.headers) == "dlv_a"  # read again: another request came between
         assert _delivery_id(receiver, second.headers) == "dlv_b"
+
+    asyncio.run(scenario())
+
+
+def test_the_handler_runs_in_one_task_from_its_first_step_to_its_last() -> None:
+    seen: list[Any] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        seen.append(asyncio.current_task())
+        await asyncio.sleep(0.001)
+        seen.append(asyncio.current_task())
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+        assert seen[0] is seen[1] and seen[0] is not None
+
+    asyncio.run(scenario())
+
+
+def test_a_timeout_the_handler_sets_on_its_task_cancels_the_handler_and_the_request_still_answers() -> None:
+    outcomes: list[str] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        # What asyncio.timeout and anyio's cancel scopes do: cancel the task they were entered in.
+        mine = asyncio.current_task()
+        assert mine is not None
+        asyncio.get_running_loop().call_later(0.001, mine.cancel)
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            outcomes.append("handler cancelled")
+            raise RuntimeError("gave up") from None
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        response = await receiver.handle_async(request.body, request.headers)
+        assert (response.status_code, response.outcome) == (503, "handler_failed")
+
+    asyncio.run(scenario())
+    assert outcomes == ["handler cancelled"]
+
+
+def test_the_request_task_is_current_again_after_the_handlers_first_step() -> None:
+    async def handler(event: WebhookEvent) -> None:
+        pass
+
+    async def scenario() -> None:
+        me = asyncio.current_task()
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+        assert asyncio.current_task() is me
+        await asyncio.sleep(0)
+        assert asyncio.current_task() is me
+
+    asyncio.run(scenario())
+
+
+def test_the_rest_of_a_started_handler_can_also_be_awaited() -> None:
+    from sports_posts.webhooks.receiver import _Resumed
+
+    async def body(future: asyncio.Future[int]) -> bool:
+        return await future == 3
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[int] = loop.create_future()
+        coro = body(future)
+        waiting = coro.send(None)  # its first step, run here
+        assert waiting is future
+        loop.call_soon(future.set_result, 3)
+        assert await _Resumed(coro, waiting, contextvars.copy_context()) is True
 
     asyncio.run(scenario())
