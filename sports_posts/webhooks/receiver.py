@@ -623,21 +623,10 @@ class _OnThisTask:
                         step, value = coro.throw, problem
                         continue
                     waited._asyncio_future_blocking = False  # taken, as a task takes it
-                    stand_in: asyncio.Future[None] = self._loop.create_future()
-                    relay = functools.partial(_settle, stand_in)
-                    waited.add_done_callback(relay)
-                    self._stand_in = stand_in
-                    try:
-                        yield from stand_in
-                    except asyncio.CancelledError as exc:  # this task was cancelled
-                        waited.remove_done_callback(relay)
-                        if not waited.cancel():  # done already: the coroutine gets the error itself
-                            step, value = coro.throw, exc
+                    error = yield from self._wait_on(waited)
+                    if error is not None:  # cancelled when what it waited on was done already
+                        step, value = coro.throw, error
                         continue
-                    finally:
-                        self._stand_in = None
-                    if not waited.done():  # the deadline, not the future, woke this task
-                        waited.remove_done_callback(relay)
                 if self._overran:
                     if waited is not None:
                         waited._asyncio_future_blocking = True  # handed on: the new task takes it
@@ -650,6 +639,30 @@ class _OnThisTask:
                 self._tracked.discard(running)
                 running.set_result(True)
 
+    def _wait_on(self, waited: asyncio.Future[Any]) -> Generator[Any, Any, Optional[BaseException]]:
+        """Wait until ``waited`` is done or the deadline passed, through stand-ins. A
+        cancellation of this task cancels ``waited`` and waits for it to be done, as a task
+        does; when ``waited`` was done already, the cancellation is returned to be thrown in."""
+        while True:
+            stand_in: asyncio.Future[None] = self._loop.create_future()
+            relay = functools.partial(_settle, stand_in)
+            waited.add_done_callback(relay)
+            self._stand_in = stand_in
+            try:
+                yield from stand_in
+            except asyncio.CancelledError as exc:  # this task was cancelled
+                waited.remove_done_callback(relay)
+                if not waited.cancel():
+                    return exc
+                if waited.done() or self._overran:
+                    return None
+                continue  # a task being cancelled: wait until it has ended
+            finally:
+                self._stand_in = None
+            if not waited.done():  # the deadline, not the future, woke this task
+                waited.remove_done_callback(relay)
+            return None
+
 
 def _bad_wait(waited: Any, loop: asyncio.AbstractEventLoop) -> Optional[RuntimeError]:
     """The error a task gives a coroutine that yielded ``waited``, or None for a future it can wait on."""
@@ -658,7 +671,8 @@ def _bad_wait(waited: Any, loop: asyncio.AbstractEventLoop) -> Optional[RuntimeE
         return RuntimeError(f"Task got bad yield: {waited!r}")
     if not blocking:
         return RuntimeError(f"yield was used instead of yield from in task with {waited!r}")
-    if waited.get_loop() is not loop:
+    get_loop = getattr(waited, "get_loop", None)
+    if (get_loop() if get_loop is not None else getattr(waited, "_loop", loop)) is not loop:
         return RuntimeError(f"Task got Future {waited!r} attached to a different loop")
     return None
 

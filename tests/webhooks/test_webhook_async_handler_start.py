@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sys
 from collections.abc import Generator
 from typing import Any
 
@@ -324,5 +325,37 @@ def test_the_rest_of_a_started_handler_can_also_be_awaited() -> None:
         assert waiting is future
         loop.call_soon(future.set_result, 3)
         assert await _Resumed(coro, waiting, contextvars.copy_context()) is True
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_request_on_python_3_9_to_3_11_cancels_its_handler_and_what_it_waits_on() -> None:
+    seen: list[str] = []
+    inner: list[asyncio.Future[None]] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        inner.append(asyncio.ensure_future(asyncio.sleep(3600)))
+        try:
+            await inner[0]  # a task: cancelling it takes a turn of the loop
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+
+    async def scenario() -> None:
+        receiver = WebhookReceiver(SECRET, handler)
+        request = signed()
+        answer = asyncio.ensure_future(receiver.handle_async(request.body, request.headers))
+        await asyncio.sleep(0.01)
+        answer.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await answer
+        if sys.version_info < (3, 12):  # the request's task was the handler's
+            assert seen == ["cancelled"] and inner[0].cancelled()
+            assert receiver.store.claim("breaking_news:1790000000000000001")  # released for the retry
+        else:  # an eager task of its own: it goes on
+            assert seen == [] and not inner[0].done()
+        for task in [*receiver._tasks, *inner]:
+            task.cancel()
+        await asyncio.sleep(0)
 
     asyncio.run(scenario())
