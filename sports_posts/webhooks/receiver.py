@@ -213,7 +213,7 @@ class WebhookReceiver:
     @_telemetry.traced_delivery_async(_delivery_id)
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
-        blocking ones (SQLite, the inbox) run in a thread; async handlers run as tasks."""
+        blocking ones (SQLite, the inbox) run in a thread; async handlers start at once."""
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
         self._last_read = (headers, delivery_id)
         started = time.monotonic()
@@ -340,6 +340,8 @@ class WebhookReceiver:
         return decision.handled(succeeded, event, key)
 
     async def _arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+        """The handler before the answer, under ``handle_async``: a sync one in the pool; an
+        async one as an eager task (3.12 on) or on the request's own task (before)."""
         loop = asyncio.get_running_loop()
         if self._is_async and not _EAGER_TASKS:
             return await self._arun_on_this_task(loop, event, key, started)
