@@ -140,6 +140,8 @@ class WebhookReceiver:
         self.store: DedupeStore = store if store is not None else MemoryDedupeStore()
         # Stores with a native async path are awaited; the others (SQLite) go to a thread.
         self._async_store = self.store if isinstance(self.store, AsyncDedupeStore) else None
+        # The memory store's async path is its sync one: called directly, no coroutine per call.
+        self._memory_store = type(self.store) is MemoryDedupeStore
         self.inbox = inbox
         self.filter = filter
         self._max_workers = _checks.positive_int("max_workers", max_workers, maximum=MAX_WORKERS_LIMIT)
@@ -227,7 +229,8 @@ class WebhookReceiver:
             return response
         key = event.dedupe_key
         try:
-            claimed = await self._astore("claim", key)  # the usual delivery: one store call decides
+            # The usual delivery: one store call decides (the memory store's, without a coroutine).
+            claimed = self.store.claim(key) if self._memory_store else await self._astore("claim", key)
             outcome = "claimed" if claimed else await self._adrive_claim(self._claim_steps(key, started), key)
         except Exception as exc:
             return decision.store_failed(key, event, exc)
@@ -415,7 +418,10 @@ class WebhookReceiver:
             await self._asafely("release", key)
             self._notify_settled()
             return False
-        await self._asafely("complete", key)
+        if self._memory_store:
+            self._safely(self.store.complete, key)
+        else:
+            await self._asafely("complete", key)
         self._notify_settled()
         return True
 
