@@ -262,7 +262,7 @@ def run(quick: bool, bench: ModuleType) -> None:
             bare_p99, sdk_p99 = min(x["p99_ms"] for x in bare), min(x["p99_ms"] for x in sdk)
             errors = sum(x["errors"] for x in bare + sdk)
             tp_ratio, p99_ratio = sdk_tp / bare_tp, sdk_p99 / bare_p99
-            # The servers' own CPU time per request (Linux /proc, 10 ms ticks): what throughput
+            # The servers' own CPU time per request (Linux /proc): what throughput
             # each could reach, unmoved by other processes; context for the figure above.
             cpu = {kind: min((x["cpu_us"] for x in figures[level][kind] if "cpu_us" in x), default=None)
                    for kind in ("bare", "sdk")}
