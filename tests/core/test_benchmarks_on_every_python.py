@@ -34,6 +34,7 @@ def test_the_client_section_skips_a_missing_stack_with_a_note(monkeypatch: pytes
     def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
         measured.append(call)
         return {"sync": 1.0, "sync_median": 1.0, "vs_json": 1.2, "async": 1.0, "async_median": 1.0,
+                "sync_cpu": 1.0, "async_cpu": 1.0,
                 "processes": [{"sync": 1.0, "async": 1.0}]}
 
     monkeypatch.setattr(run, "stack_missing", lambda stack: "not installed (test)" if stack == "httpx2" else None)
