@@ -241,6 +241,8 @@ def run(quick: bool, bench: ModuleType) -> None:
             procs[kind] = subprocess.Popen([sys.executable, "-m", "benchmarks.receiver", kind, str(ports[kind])])
         for kind in procs:
             bench.wait_port(ports[kind], procs[kind])
+        from benchmarks.sandbox_load import server_cpu
+
         figures: dict[int, dict[str, list[dict[str, Any]]]] = {}
         for level in levels:
             figures[level] = {"bare": [], "sdk": []}
@@ -248,7 +250,12 @@ def run(quick: bool, bench: ModuleType) -> None:
             asyncio.run(_load(ports["sdk"], _requests(f"w{level}s", 50), level, time_cap))
             for r in range(rounds):
                 for kind in ("bare", "sdk"):  # interleaved: both see the same machine
-                    result = asyncio.run(_load(ports[kind], _requests(f"{level}{kind[0]}{r}", per_run), level, time_cap))
+                    load = _requests(f"{level}{kind[0]}{r}", per_run)
+                    before = server_cpu(procs[kind].pid)
+                    result = asyncio.run(_load(ports[kind], load, level, time_cap))
+                    after = server_cpu(procs[kind].pid)
+                    if before is not None and after is not None and result["requests"]:
+                        result["cpu_us"] = (after - before) / result["requests"] * 1e6
                     figures[level][kind].append(result)
         summary = []
         for level in levels:
@@ -257,9 +264,19 @@ def run(quick: bool, bench: ModuleType) -> None:
             bare_p99, sdk_p99 = min(x["p99_ms"] for x in bare), min(x["p99_ms"] for x in sdk)
             errors = sum(x["errors"] for x in bare + sdk)
             tp_ratio, p99_ratio = sdk_tp / bare_tp, sdk_p99 / bare_p99
+            # The servers' own CPU time per request (Linux /proc): what throughput
+            # each could reach, unmoved by other processes; context for the figure above.
+            cpu = {kind: min((x["cpu_us"] for x in figures[level][kind] if "cpu_us" in x), default=None)
+                   for kind in ("bare", "sdk")}
             bench.record(f"receiver throughput at concurrency {level}: ASGI app + memory store vs bare Starlette",
                          tp_ratio, "x", ">= 0.8", tp_ratio >= 0.8 and errors == 0,
-                         sdk_rps=round(sdk_tp), bare_rps=round(bare_tp), errors=errors)
+                         sdk_rps=round(sdk_tp), bare_rps=round(bare_tp), errors=errors,
+                         sdk_cpu_us=cpu["sdk"] and round(cpu["sdk"]), bare_cpu_us=cpu["bare"] and round(cpu["bare"]))
+            if cpu["sdk"] and cpu["bare"]:
+                bench.note(f"receiver server CPU per request at concurrency {level}",
+                           f"{cpu['sdk']:.0f} us for the SDK, {cpu['bare']:.0f} us bare: "
+                           f"{cpu['bare'] / cpu['sdk']:.3f}x the bare endpoint's throughput by CPU",
+                           ratio=round(cpu["bare"] / cpu["sdk"], 3))
             bench.record(f"receiver p99 at concurrency {level}: ASGI app + memory store vs bare Starlette",
                          p99_ratio, "x", "<= 1.5", p99_ratio <= 1.5,
                          sdk_p99_ms=round(sdk_p99, 2), bare_p99_ms=round(bare_p99, 2))

@@ -48,7 +48,7 @@ class WebhookASGIApp:
             await _send(send, 405, NOT_ALLOWED, [(b"allow", b"POST"), *_JSON])
             return
         headers = scope.get("headers", [])
-        if declared_too_large(get_header(headers, "content-length"), self.max_body):
+        if declared_too_large(_content_length(headers), self.max_body):
             await _send(send, 413, TOO_LARGE, _JSON)  # refused before reading a byte
             return
         chunks: list[bytes] = []
@@ -78,6 +78,18 @@ class WebhookASGIApp:
                 await self.receiver.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+def _content_length(headers: Any) -> object:
+    """The ``Content-Length`` of an ASGI request: its servers pass lower-case byte names, as
+    ASGI requires, and refuse a request with two lengths; anything else is read by ``get_header``."""
+    try:
+        for name, value in headers:
+            if name == b"content-length":
+                return value
+    except (TypeError, ValueError):
+        pass
+    return get_header(headers, "content-length")
 
 
 def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
