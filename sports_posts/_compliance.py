@@ -164,7 +164,7 @@ class _SweeperBase:
         self._client = client
         self._delete = delete
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
-        self.every = _seconds(every)
+        self.every: float = _seconds(every)
         self._stopping = False
         self.sweeps = 0
         """Sweeps completed by this sweeper."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 from pydantic_core import SchemaValidator
@@ -142,7 +142,7 @@ class Post(SportsPostsModel):
     """Attached images, videos and gifs."""
 
     # Numeric ids (some exports write them as numbers) are kept as their decimal text.
-    model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
 
     def model_post_init(self, context: Any, /) -> None:
         # A post validated on its own (or inside a caller's model) fills its author forms

@@ -152,10 +152,10 @@ class Lease:
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
         self.key = key
-        self.ttl = float(ttl)
+        self.ttl: float = float(ttl)
         import socket  # here, not at import: most pollers run without a lease
 
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        self.holder: str = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
         """This ``Lease``'s name in the store while it holds the lease: host, process id and
         a random suffix (what ``status().holder`` shows, and what logs can print)."""
         self.token: Optional[int] = None

@@ -24,7 +24,7 @@ from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
 from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
 from .news import breaking_news_data, update_data
-from .profile import profile_named
+from .profile import Profile, profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
 
@@ -78,7 +78,7 @@ class SandboxService:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        self.profile = profile_named(profile)
+        self.profile: Profile = profile_named(profile)
         """How the sandbox reads what the specification leaves open (``strict`` or ``lenient``)."""
         if author_shape is None:
             author_shape = self.profile.author_shape
@@ -98,12 +98,12 @@ class SandboxService:
         self.host = host
         self._requested_port = port
         self._rng = random.Random(f"{seed}:news")
-        self.world = World(
+        self.world: World = World(
             seed, start=self.clock.now(), posts=posts, posts_per_minute=posts_per_minute,
             late_index_rate=late_index_rate, deletions_per_hour=deletions_per_hour, now=self.clock.now,
         )
-        self.accounts = Accounts(seed, burst)
-        self.api_key = self.accounts.add(KeyConfig(plan=plan, leagues=_leagues(leagues)))
+        self.accounts: Accounts = Accounts(seed, burst)
+        self.api_key: str = self.accounts.add(KeyConfig(plan=plan, leagues=_leagues(leagues)))
         self.extra_keys: list[str] = []
         if isinstance(keys, Mapping):
             for key, config in keys.items():
@@ -111,7 +111,7 @@ class SandboxService:
         else:
             for config in keys or ():
                 self.extra_keys.append(self.accounts.add(config))
-        self.sender = WebhookSender(
+        self.sender: WebhookSender = WebhookSender(
             self.clock, time_scale=time_scale, timeout=webhook_timeout, header_names=webhook_header_names
         )
         self._events: dict[str, dict[str, Any]] = {}
