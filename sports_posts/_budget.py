@@ -22,6 +22,7 @@ from ._stores import runner_for
 from ._telemetry import budget_drawn, budget_refused
 
 if TYPE_CHECKING:
+    from ._store_target import StoreTarget
     from .models.account import AccountInformation
 
 __all__ = ["BudgetDraw", "BudgetExhaustedError", "BudgetStatus", "CallBudget"]
@@ -215,7 +216,7 @@ class CallBudget:
 
     def __init__(
         self,
-        store: Any,
+        store: StoreTarget,
         *,
         per_minute: Optional[int] = None,
         per_month: Optional[int] = None,

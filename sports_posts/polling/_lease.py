@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import _telemetry
 from .._errors import ParameterError
 from .._stores import runner_for
 from ._state import CheckpointError
+
+if TYPE_CHECKING:
+    from .._store_target import StoreTarget
 
 __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 
@@ -139,7 +142,7 @@ class Lease:
 
     def __init__(
         self,
-        store: Any,
+        store: StoreTarget,
         *,
         key: str = "sports_posts:poll",
         ttl: float = 15.0,

@@ -14,18 +14,21 @@ from typing_extensions import assert_type
 from sports_posts import (
     AccountInformation,
     AsyncPage,
+    AsyncComplianceSweeper,
     AsyncPoller,
     AsyncSportsPosts,
     BudgetDraw,
     BudgetStatus,
     CallBudget,
     ComplianceList,
+    ComplianceSweeper,
     FileCheckpoint,
     IdList,
     Poller,
     Post,
     RawResponse,
     SportsPosts,
+    SweepResult,
     SyncPage,
     TeamList,
 )
@@ -134,3 +137,10 @@ def sandbox() -> None:
         assert_type(sb.api_key, str)
         client = SportsPosts(api_key=sb.api_key, base_url=sb.base_url)
         assert_type(client.posts.list(), SyncPage[Post])
+
+
+def compliance(client: SportsPosts, aclient: AsyncSportsPosts) -> None:
+    sweeper = ComplianceSweeper(client, delete=print)
+    assert_type(sweeper.sweep(), SweepResult)
+    assert_type(AsyncComplianceSweeper(aclient, delete=print), AsyncComplianceSweeper)
+    assert_type(client.account.compliance_sweeper(delete=print), ComplianceSweeper)
