@@ -13,8 +13,8 @@ from typing_extensions import assert_type
 
 from sports_posts import (
     AccountInformation,
-    AsyncPage,
     AsyncComplianceSweeper,
+    AsyncPage,
     AsyncPoller,
     AsyncSportsPosts,
     BudgetDraw,
