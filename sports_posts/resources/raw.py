@@ -170,10 +170,12 @@ class PostsWithRawResponse:
 
     def for_game(
         self, /, match: CSV, start_time: DateTimeLike, *, include_pregame: Optional[bool] = None,
-        **filters: Unpack[PostFiltersOptions],
+        id_type: Optional[IdType] = None, **filters: Unpack[PostFiltersOptions],
     ) -> RawResponse[SyncPage[Post]]:
         """``client.posts.for_game``, answering its ``RawResponse``."""
-        return to_raw_response_wrapper(self._posts.for_game)(match, start_time, include_pregame=include_pregame, **filters)
+        return to_raw_response_wrapper(self._posts.for_game)(
+            match, start_time, include_pregame=include_pregame, id_type=id_type, **filters
+        )
 
 
 class AsyncPostsWithRawResponse:
@@ -226,10 +228,12 @@ class AsyncPostsWithRawResponse:
 
     def for_game(
         self, /, match: CSV, start_time: DateTimeLike, *, include_pregame: Optional[bool] = None,
-        **filters: Unpack[PostFiltersOptions],
+        id_type: Optional[IdType] = None, **filters: Unpack[PostFiltersOptions],
     ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
         """``aclient.posts.for_game``, awaited for its ``RawResponse``."""
-        return async_page_to_raw_response_wrapper(self._posts.for_game)(match, start_time, include_pregame=include_pregame, **filters)
+        return async_page_to_raw_response_wrapper(self._posts.for_game)(
+            match, start_time, include_pregame=include_pregame, id_type=id_type, **filters
+        )
 
 
 class AccountWithRawResponse:

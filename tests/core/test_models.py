@@ -235,7 +235,7 @@ def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
     seen: list[bool] = []
     call = posts_list({})
     spy = call.__class__(call.method, call.path, call.params,
-                         lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])
+                         lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])  # type: ignore[func-returns-value]
     assert gc.isenabled()
     parse_response(spy, httpx.Response(200, content=json.dumps(page([post()])).encode()))
     with pytest.raises(sp.APIResponseValidationError):
