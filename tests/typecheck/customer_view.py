@@ -11,6 +11,7 @@ from typing import Optional
 
 from typing_extensions import assert_type
 
+import sports_posts
 from sports_posts import (
     AccountInformation,
     AsyncComplianceSweeper,
@@ -33,7 +34,7 @@ from sports_posts import (
     TeamList,
 )
 from sports_posts.polling import Lease, LeaseStatus
-from sports_posts.sandbox import Sandbox
+from sports_posts.sandbox import Sandbox, connect
 from sports_posts.webhooks import (
     BreakingNewsEvent,
     BreakingNewsUpdateEvent,
@@ -144,3 +145,10 @@ def compliance(client: SportsPosts, aclient: AsyncSportsPosts) -> None:
     assert_type(sweeper.sweep(), SweepResult)
     assert_type(AsyncComplianceSweeper(aclient, delete=print), AsyncComplianceSweeper)
     assert_type(client.account.compliance_sweeper(delete=print), ComplianceSweeper)
+
+
+def refusals(client: SportsPosts) -> None:
+    # mypy --strict warns about an unused ignore: each line below must stay an error
+    sports_posts.SportsPost  # type: ignore[attr-defined]  # noqa: B018  # a typo, not Any
+    client.posts.list(leagus="NFL")  # type: ignore[call-arg]  # options are a TypedDict
+    connect(sede=4)  # type: ignore[call-arg]
