@@ -5,8 +5,9 @@ and ``__getattr__`` (PEP 562) and ``__dir__`` come from that table.
 Type checkers never see ``__getattr__`` (the packages define it under ``if not TYPE_CHECKING``,
 so a misspelt name is an error, not ``Any``): they read the explicit re-exports
 (``from ._client import SportsPosts as SportsPosts``) and the literal ``__all__``.
-tests/test_public_names.py parses every package's ``__init__`` and checks that the table,
-``__all__`` and those imports name the same things."""
+``attach`` refuses an ``__all__`` that is not the table's names, and
+tests/architecture/test_lazy_imports.py parses every package's ``__init__`` to check that
+the re-exports name the same objects from the same modules."""
 
 from __future__ import annotations
 
