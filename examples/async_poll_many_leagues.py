@@ -61,7 +61,7 @@ async def main(leagues: list[str], seconds: float, hours: float = 24.0) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("leagues", nargs="*", default=["NFL", "NBA"])
     parser.add_argument("--for", dest="seconds", type=float, default=0.0, help="stop after this many seconds")
     parser.add_argument("--hours", type=float, default=24.0, help="on a first run, start this many hours back")

@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -29,7 +29,7 @@ from sports_posts.polling import Lease, LeaseLostError, Poller, PostgresCheckpoi
 
 
 @contextmanager
-def service() -> Iterator[tuple[str, str]]:
+def service() -> Generator[tuple[str, str], None, None]:
     """The service's key and URL from the environment, or an embedded sandbox's."""
     key, url = os.environ.get("SPORTS_POSTS_API_KEY"), os.environ.get("SPORTS_POSTS_BASE_URL")
     if key and url:
@@ -48,7 +48,7 @@ def store(batch: list[Post], lease: Lease) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("league", nargs="?", default="NFL")
     parser.add_argument("--store", required=True, help="redis://... or postgresql://...")
     parser.add_argument("--for", dest="seconds", type=float, help="stop after this many seconds")

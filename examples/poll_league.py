@@ -31,7 +31,7 @@ def store(batch: list[Post]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("league", nargs="?", default="NFL")
     parser.add_argument("--for", dest="seconds", type=float, help="stop after this many seconds")
     args = parser.parse_args()
@@ -50,7 +50,11 @@ def main() -> None:
             max_calls_per_day=int(os.environ.get("SPORTS_POSTS_MAX_CALLS_PER_DAY", "6")),
             checkpoint=FileCheckpoint(path),
         )
-        signal.signal(signal.SIGTERM, lambda *_: poller.stop())  # finish the cycle, then exit
+
+        def on_sigterm(signum: int, frame: object) -> None:
+            poller.stop()  # finish the cycle, then exit
+
+        signal.signal(signal.SIGTERM, on_sigterm)
         if args.seconds:
             threading.Timer(args.seconds, poller.stop).start()  # stop() also cuts a wait short
         try:

@@ -11,94 +11,150 @@ from typing import TYPE_CHECKING
 
 from ._lazy import attach
 
-if TYPE_CHECKING:  # the same names, for type checkers and IDEs
-    from ._budget import (
-        BudgetDraw,
-        BudgetExhaustedError,
-        BudgetStatus,
-        CallBudget,
-    )
-    from ._client import (
-        AsyncSportsPosts,
-        SportsPosts,
-    )
-    from ._compliance import (
-        AsyncComplianceSweeper,
-        ComplianceSweeper,
-        ComplianceSweepError,
-        SweepResult,
-    )
-    from ._config import RequestOptions
-    from ._errors import (
-        APIConnectionError,
-        APIResponseValidationError,
-        APIStatusError,
-        APITimeoutError,
-        AuthenticationError,
-        BadRequestError,
-        GoneError,
-        InternalServerError,
-        InvalidParameterError,
-        InvalidRequestError,
-        NotFoundError,
-        PageLimitError,
-        PaginationError,
-        ParameterError,
-        PaymentRequiredError,
-        PermissionDeniedError,
-        RateLimitError,
-        ResponseTooLargeError,
-        SignatureVerificationError,
-        SinceIdNotFoundError,
-        SportsPostsError,
-        WebhookPayloadError,
-    )
-    from ._params import Unchecked
-    from ._stores import CoordinationError
-    from ._transport import RawResponse
-    from ._version import __version__
-    from ._warnings import CombinedModesWarning, SportsPostsWarning
-    from .models.account import (
-        AccountInformation,
-        BillingCycle,
-        Company,
-        ComplianceList,
-        Usage,
-    )
-    from .models.ids import (
-        IdItem,
-        IdList,
-        Team,
-        TeamList,
-    )
-    from .models.post import (
-        Author,
-        Media,
-        Pagination,
-        Post,
-        PostsResponse,
-        TaggedPlayer,
-        TaggedTeam,
-    )
-    from .pagination import (
-        AsyncPage,
-        SyncPage,
-    )
-    from .polling import (
-        AsyncPoller,
-        Checkpoint,
-        CheckpointConflictError,
-        CheckpointError,
-        FileCheckpoint,
-        MemoryCheckpoint,
-        Poller,
-        PollState,
-        RedisCheckpoint,
-    )
-    from .polling.checkpoints import CheckpointLockedError, CheckpointMismatchError
+if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
+    from ._budget import BudgetDraw as BudgetDraw
+    from ._budget import BudgetExhaustedError as BudgetExhaustedError
+    from ._budget import BudgetStatus as BudgetStatus
+    from ._budget import CallBudget as CallBudget
+    from ._client import AsyncSportsPosts as AsyncSportsPosts
+    from ._client import SportsPosts as SportsPosts
+    from ._compliance import AsyncComplianceSweeper as AsyncComplianceSweeper
+    from ._compliance import ComplianceSweeper as ComplianceSweeper
+    from ._compliance import ComplianceSweepError as ComplianceSweepError
+    from ._compliance import SweepResult as SweepResult
+    from ._config import RequestOptions as RequestOptions
+    from ._errors import APIConnectionError as APIConnectionError
+    from ._errors import APIResponseValidationError as APIResponseValidationError
+    from ._errors import APIStatusError as APIStatusError
+    from ._errors import APITimeoutError as APITimeoutError
+    from ._errors import AuthenticationError as AuthenticationError
+    from ._errors import BadRequestError as BadRequestError
+    from ._errors import GoneError as GoneError
+    from ._errors import InternalServerError as InternalServerError
+    from ._errors import InvalidParameterError as InvalidParameterError
+    from ._errors import InvalidRequestError as InvalidRequestError
+    from ._errors import NotFoundError as NotFoundError
+    from ._errors import PageLimitError as PageLimitError
+    from ._errors import PaginationError as PaginationError
+    from ._errors import ParameterError as ParameterError
+    from ._errors import PaymentRequiredError as PaymentRequiredError
+    from ._errors import PermissionDeniedError as PermissionDeniedError
+    from ._errors import RateLimitError as RateLimitError
+    from ._errors import ResponseTooLargeError as ResponseTooLargeError
+    from ._errors import SignatureVerificationError as SignatureVerificationError
+    from ._errors import SinceIdNotFoundError as SinceIdNotFoundError
+    from ._errors import SportsPostsError as SportsPostsError
+    from ._errors import WebhookPayloadError as WebhookPayloadError
+    from ._params import Unchecked as Unchecked
+    from ._stores import CoordinationError as CoordinationError
+    from ._transport import RawResponse as RawResponse
+    from ._version import __version__ as __version__
+    from ._warnings import CombinedModesWarning as CombinedModesWarning
+    from ._warnings import SportsPostsWarning as SportsPostsWarning
+    from .models.account import AccountInformation as AccountInformation
+    from .models.account import BillingCycle as BillingCycle
+    from .models.account import Company as Company
+    from .models.account import ComplianceList as ComplianceList
+    from .models.account import Usage as Usage
+    from .models.ids import IdItem as IdItem
+    from .models.ids import IdList as IdList
+    from .models.ids import Team as Team
+    from .models.ids import TeamList as TeamList
+    from .models.post import Author as Author
+    from .models.post import Media as Media
+    from .models.post import Pagination as Pagination
+    from .models.post import Post as Post
+    from .models.post import PostsResponse as PostsResponse
+    from .models.post import TaggedPlayer as TaggedPlayer
+    from .models.post import TaggedTeam as TaggedTeam
+    from .pagination import AsyncPage as AsyncPage
+    from .pagination import SyncPage as SyncPage
+    from .polling import AsyncPoller as AsyncPoller
+    from .polling import Checkpoint as Checkpoint
+    from .polling import CheckpointConflictError as CheckpointConflictError
+    from .polling import CheckpointError as CheckpointError
+    from .polling import FileCheckpoint as FileCheckpoint
+    from .polling import MemoryCheckpoint as MemoryCheckpoint
+    from .polling import Poller as Poller
+    from .polling import PollState as PollState
+    from .polling import RedisCheckpoint as RedisCheckpoint
+    from .polling.checkpoints import CheckpointLockedError as CheckpointLockedError
+    from .polling.checkpoints import CheckpointMismatchError as CheckpointMismatchError
 
-# Each public name and the module that defines it, one a line.
-__getattr__, __dir__, __all__ = attach(__name__, {
+__all__ = [
+    "APIConnectionError",
+    "APIResponseValidationError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AccountInformation",
+    "AsyncComplianceSweeper",
+    "AsyncPage",
+    "AsyncPoller",
+    "AsyncSportsPosts",
+    "AuthenticationError",
+    "Author",
+    "BadRequestError",
+    "BillingCycle",
+    "BudgetDraw",
+    "BudgetExhaustedError",
+    "BudgetStatus",
+    "CallBudget",
+    "Checkpoint",
+    "CheckpointConflictError",
+    "CheckpointError",
+    "CheckpointLockedError",
+    "CheckpointMismatchError",
+    "CombinedModesWarning",
+    "Company",
+    "ComplianceList",
+    "ComplianceSweepError",
+    "ComplianceSweeper",
+    "CoordinationError",
+    "FileCheckpoint",
+    "GoneError",
+    "IdItem",
+    "IdList",
+    "InternalServerError",
+    "InvalidParameterError",
+    "InvalidRequestError",
+    "Media",
+    "MemoryCheckpoint",
+    "NotFoundError",
+    "PageLimitError",
+    "Pagination",
+    "PaginationError",
+    "ParameterError",
+    "PaymentRequiredError",
+    "PermissionDeniedError",
+    "PollState",
+    "Poller",
+    "Post",
+    "PostsResponse",
+    "RateLimitError",
+    "RawResponse",
+    "RedisCheckpoint",
+    "RequestOptions",
+    "ResponseTooLargeError",
+    "SignatureVerificationError",
+    "SinceIdNotFoundError",
+    "SportsPosts",
+    "SportsPostsError",
+    "SportsPostsWarning",
+    "SweepResult",
+    "SyncPage",
+    "TaggedPlayer",
+    "TaggedTeam",
+    "Team",
+    "TeamList",
+    "Unchecked",
+    "Usage",
+    "WebhookPayloadError",
+    "__version__",
+]
+
+# Each public name and the module that defines it, one a line: the run-time table.
+# tests/architecture/test_lazy_imports.py checks that it, __all__ and the imports above name the same things.
+_LAZY = {
     "APIConnectionError": "._errors",
     "APIResponseValidationError": "._errors",
     "APIStatusError": "._errors",
@@ -167,4 +223,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "RedisCheckpoint": ".polling",
     "CheckpointLockedError": ".polling.checkpoints",
     "CheckpointMismatchError": ".polling.checkpoints",
-}, eager=("._errors", "._version", "._warnings"))
+}
+
+if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=("._errors", "._version", "._warnings"))

@@ -22,6 +22,7 @@ from ._stores import runner_for
 from ._telemetry import budget_drawn, budget_refused
 
 if TYPE_CHECKING:
+    from ._store_target import StoreTarget
     from .models.account import AccountInformation
 
 __all__ = ["BudgetDraw", "BudgetExhaustedError", "BudgetStatus", "CallBudget"]
@@ -215,7 +216,7 @@ class CallBudget:
 
     def __init__(
         self,
-        store: Any,
+        store: StoreTarget,
         *,
         per_minute: Optional[int] = None,
         per_month: Optional[int] = None,
@@ -226,8 +227,8 @@ class CallBudget:
         connect_timeout: float = 5.0,
         statement_timeout: float = 5.0,
     ) -> None:
-        self.per_minute = _positive("per_minute", per_minute)
-        self.per_month = _positive("per_month", per_month)
+        self.per_minute: Optional[int] = _positive("per_minute", per_minute)
+        self.per_month: Optional[int] = _positive("per_month", per_month)
         if self.per_minute is None and self.per_month is None:
             raise ParameterError("CallBudget needs per_minute=, per_month= or both", parameter="per_minute")
         if not isinstance(key, str) or not key:
@@ -235,7 +236,7 @@ class CallBudget:
         if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)) or not 0 <= max_wait < float("inf"):
             raise ParameterError(f"max_wait: expected seconds >= 0, got {max_wait!r}", parameter="max_wait")
         self.key = key
-        self.max_wait = float(max_wait)
+        self.max_wait: float = float(max_wait)
         self._sleep = sleep or time.sleep
         self._async_sleep = async_sleep
         self._runner = runner_for(store, owner="CallBudget", connect_timeout=connect_timeout,

@@ -15,12 +15,13 @@ records it as handled; a crash between a delete and the save repeats that delete
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Protocol, Union
 
 from ._errors import ParameterError, SportsPostsError
 from .models.account import ComplianceList
@@ -29,7 +30,9 @@ from .polling.checkpoints import Checkpoint, MemoryCheckpoint, hold, release
 
 __all__ = [
     "DEFAULT_CADENCE",
+    "AsyncComplianceClient",
     "AsyncComplianceSweeper",
+    "ComplianceClient",
     "ComplianceSweepError",
     "ComplianceSweeper",
     "SweepResult",
@@ -37,6 +40,28 @@ __all__ = [
 ]
 
 log = logging.getLogger("sports_posts.compliance")
+
+
+class _ComplianceListing(Protocol):
+    def x_ids(self) -> ComplianceList: ...
+
+
+class _AsyncComplianceListing(Protocol):
+    async def x_ids(self) -> ComplianceList: ...
+
+
+class ComplianceClient(Protocol):
+    """What a ``ComplianceSweeper`` calls: a ``SportsPosts`` (its ``account.x_ids``)."""
+
+    @functools.cached_property  # as the clients declare it (a property would not match)
+    def account(self) -> _ComplianceListing: ...
+
+
+class AsyncComplianceClient(Protocol):
+    """What an ``AsyncComplianceSweeper`` calls: an ``AsyncSportsPosts``."""
+
+    @functools.cached_property
+    def account(self) -> _AsyncComplianceListing: ...
 
 MARK = "sports_posts:compliance_sweep"
 """Stored as the state's ``since_id``: tells a sweep's state from a poller's."""
@@ -164,7 +189,7 @@ class _SweeperBase:
         self._client = client
         self._delete = delete
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
-        self.every = _seconds(every)
+        self.every: float = _seconds(every)
         self._stopping = False
         self.sweeps = 0
         """Sweeps completed by this sweeper."""
@@ -183,7 +208,7 @@ class ComplianceSweeper(_SweeperBase):
     day) until ``stop()``. Made by ``client.account.compliance_sweeper(...)``.
     """
 
-    def __init__(self, client: Any, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: ComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], None]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)
@@ -234,7 +259,7 @@ class AsyncComplianceSweeper(_SweeperBase):
     may be a coroutine function; checkpoint I/O runs in a worker thread (a
     ``MemoryCheckpoint``'s in place)."""
 
-    def __init__(self, client: Any, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: AsyncComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], Awaitable[None]]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)

@@ -82,7 +82,7 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
 
     def new(key: bytes, msg: object = None, digestmod: object = None) -> object:  # the sandbox's and the SDK's signers
         watch.notice(key)
-        return original_new(key, msg, digestmod)  # type: ignore[arg-type]
+        return original_new(key, msg, digestmod)  # type: ignore[arg-type,call-overload]
 
     def init(self: Exception, *args: object, **kwargs: object) -> None:
         original_init(self, *args, **kwargs)
@@ -90,7 +90,7 @@ def secrets_never_leak() -> Iterator[SecretWatch]:
 
     transport.ClientConfig.resolve = classmethod(resolve)  # type: ignore[method-assign,assignment]
     hmac.new = new  # type: ignore[assignment]
-    errors.SportsPostsError.__init__ = init  # type: ignore[method-assign]
+    errors.SportsPostsError.__init__ = init  # type: ignore[method-assign,assignment]
     sdk_logger = logging.getLogger("sports_posts")
     previous_level = sdk_logger.level
     sdk_logger.setLevel(logging.DEBUG)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -66,4 +66,4 @@ class OpenVocabulary:
 class SportsPostsModel(BaseModel):
     """Base of the wire models: fields the SDK does not know yet are kept in ``model_extra``."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow", populate_by_name=True)

@@ -26,23 +26,23 @@ def _reference_from(data: Any, info: ValidationInfo) -> Any:
 class Team(SportsPostsModel):
     """A team of a league; ``reference`` is the column named by ``reference_id``, if asked."""
 
-    service_id: Optional[int] = None
+    service_id: int
     """The service's own team id (``id_type="service"``)."""
 
-    location: Optional[str] = None
+    location: str
     """City or region; the list is sorted by it."""
 
-    name: Optional[str] = None
+    name: str
     """Team name without its location."""
 
+    league: str
+    """League code, such as ``NBA``."""
+
     conference: Optional[str] = None
-    """Conference, where the league has them."""
+    """Conference, or ``None`` where the league has none (spec 2.8: string or null)."""
 
     division: Optional[str] = None
-    """Division, where the league has them."""
-
-    league: Optional[str] = None
-    """League code, such as ``NBA``."""
+    """Division, or ``None`` where the league has none (spec 2.8: string or null)."""
 
     reference: Optional[str] = None
     """The id in the system named by ``reference_id``, when one was asked for."""
@@ -56,7 +56,7 @@ class TeamList(SportsPostsModel):
     ok: bool = True
     """Always true on a successful answer."""
 
-    count: Optional[int] = None
+    count: int
     """Number of teams returned."""
 
     items: list[Team]  # required: a body without items is not an empty league

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
 from pydantic_core import SchemaValidator
@@ -21,17 +21,19 @@ MediaType = Annotated[
 class Author(SportsPostsModel):
     """The account that published a post (the nested form of the author)."""
 
+    # Optional although spec 2.1 lists all four for the nested form: a post in the flat form
+    # carries only the username, and its ``author`` is built from that.
     username: Optional[str] = None
     """Handle of the account that posted, without the @."""
 
     name: Optional[str] = None
-    """Display name of the account."""
+    """Display name of the account; ``None`` when the service sent the flat form (username only)."""
 
     profile_image_url: Optional[str] = None
-    """URL of the account's profile picture."""
+    """URL of the account's profile picture; ``None`` when the service sent the flat form."""
 
     verified: Optional[bool] = None
-    """Whether the platform marks the account as verified."""
+    """Whether the platform marks the account as verified; ``None`` when the service sent the flat form."""
 
 
 class Media(SportsPostsModel):
@@ -59,26 +61,26 @@ class Media(SportsPostsModel):
 class TaggedTeam(SportsPostsModel):
     """A team tagged on a post; ``provider1_guid_id`` has the shape ``s:<n>~l:<n>~t:<n>``."""
 
-    provider1_guid_id: Optional[str] = None
+    provider1_guid_id: str
     """Structured team id of the shape ``s:<n>~l:<n>~t:<n>``."""
 
-    service_id: Optional[int] = None
+    service_id: int
     """The service's own team id (``id_type="service"``)."""
 
-    name: Optional[str] = None
+    name: str
     """Team name."""
 
 
 class TaggedPlayer(SportsPostsModel):
     """A player tagged on a post; ``provider1_guid_id`` is a UUID."""
 
-    provider1_guid_id: Optional[str] = None
+    provider1_guid_id: str
     """Player id in the provider1 system: a UUID."""
 
-    service_id: Optional[int] = None
+    service_id: int
     """The service's own player id (``id_type="service"``)."""
 
-    name: Optional[str] = None
+    name: str
     """Player name."""
 
 
@@ -102,13 +104,15 @@ class Post(SportsPostsModel):
     """The body of the post."""
 
     author: Optional[Author] = None
-    """Who posted it; built from ``author_username`` when only the flat form came."""
+    """Who posted it; built from ``author_username`` when only the flat form came. Optional:
+    the service sends one of two author forms (spec 2.1), and a post may carry neither."""
 
     author_username: Optional[str] = None
-    """Handle of the author; taken from ``author`` when only the nested form came."""
+    """Handle of the author; taken from ``author`` when only the nested form came. Optional
+    for the same reason as ``author``."""
 
     author_id: Optional[str] = None
-    """The author's id on the source platform (flat form only)."""
+    """The author's id on the source platform. Optional: only the flat form carries it (spec 2.1)."""
 
     league: Optional[str] = None
     """League code the post is tagged with, such as ``NFL``."""
@@ -142,7 +146,7 @@ class Post(SportsPostsModel):
     """Attached images, videos and gifs."""
 
     # Numeric ids (some exports write them as numbers) are kept as their decimal text.
-    model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
 
     def model_post_init(self, context: Any, /) -> None:
         # A post validated on its own (or inside a caller's model) fills its author forms

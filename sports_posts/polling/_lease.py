@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import _telemetry
 from .._errors import ParameterError
 from .._stores import runner_for
 from .._stores.redis import Name
 from ._state import CheckpointError
+
+if TYPE_CHECKING:
+    from .._store_target import StoreTarget
 
 __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 
@@ -140,7 +143,7 @@ class Lease:
 
     def __init__(
         self,
-        store: Any,
+        store: StoreTarget,
         *,
         key: str = "sports_posts:poll",
         ttl: float = 15.0,
@@ -153,10 +156,10 @@ class Lease:
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
         self.key = key
-        self.ttl = float(ttl)
+        self.ttl: float = float(ttl)
         import socket  # here, not at import: most pollers run without a lease
 
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        self.holder: str = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
         """This ``Lease``'s name in the store while it holds the lease: host, process id and
         a random suffix (what ``status().holder`` shows, and what logs can print)."""
         self.token: Optional[int] = None

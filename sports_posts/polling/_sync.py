@@ -40,7 +40,7 @@ class Poller(_PollerBase):
         self,
         client: SyncRequester,
         *,
-        sleep: Optional[Callable[[float], None]] = None,
+        sleep: Optional[Callable[[float], object]] = None,  # what it returns is ignored
         **options: Unpack[PollerOptions],
     ) -> None:
         self._setup(**options)

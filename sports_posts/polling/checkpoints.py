@@ -70,7 +70,7 @@ class CheckpointMismatchError(CheckpointError):
 
     def __init__(self, message: str, *, differences: Optional[list[str]] = None) -> None:
         super().__init__(message)
-        self.differences = list(differences or [])
+        self.differences: list[str] = list(differences or [])
 
 
 def hold(checkpoint: object) -> None:
@@ -149,8 +149,8 @@ class FileCheckpoint:
     """
 
     def __init__(self, path: Union[str, os.PathLike[str]]) -> None:
-        self.path = Path(path)
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.path: Path = Path(path)
+        self.lock_path: Path = self.path.with_name(self.path.name + ".lock")
         self._lock: Optional[Callable[[], object]] = None  # closes the lock's descriptor
         self._loaded: object = None  # the file's identity when load() read it
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union, cast
 
 from typing_extensions import Unpack
 
@@ -14,7 +14,13 @@ from ..models.account import AccountInformation, ComplianceList
 from ._base import Resource, same
 
 if TYPE_CHECKING:
-    from .._compliance import AsyncComplianceSweeper, ComplianceSweeper, SweepResult
+    from .._compliance import (
+        AsyncComplianceClient,
+        AsyncComplianceSweeper,
+        ComplianceClient,
+        ComplianceSweeper,
+        SweepResult,
+    )
     from ..polling.checkpoints import Checkpoint
 
 __all__ = ["Account", "AsyncAccount"]
@@ -43,7 +49,8 @@ class Account(Resource[SyncRequester]):
         day) until ``stop()``."""
         from .._compliance import ComplianceSweeper
 
-        return ComplianceSweeper(self._client, delete=delete, checkpoint=checkpoint, every=every)
+        # this resource belongs to a SportsPosts: the sweeper calls its account.x_ids
+        return ComplianceSweeper(cast("ComplianceClient", self._client), delete=delete, checkpoint=checkpoint, every=every)
 
 
 class AsyncAccount(Resource[AsyncRequester]):
@@ -68,4 +75,4 @@ class AsyncAccount(Resource[AsyncRequester]):
         """An async sweeper to keep running: ``await run_forever()`` until ``stop()``."""
         from .._compliance import AsyncComplianceSweeper
 
-        return AsyncComplianceSweeper(self._client, delete=delete, checkpoint=checkpoint, every=every)
+        return AsyncComplianceSweeper(cast("AsyncComplianceClient", self._client), delete=delete, checkpoint=checkpoint, every=every)

@@ -96,11 +96,14 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         start_time: DateTimeLike,
         *,
         include_pregame: Optional[bool] = None,
+        id_type: Optional[IdType] = None,
         **filters: Unpack[PostFiltersOptions],
     ) -> PageT:
-        """Game mode: posts of one game, given its two team ids and its start time."""
+        """Game mode: posts of one game, given its two team ids (in the ``id_type`` id
+        system, when given) and its start time."""
         return self.list(
-            match=match, start_time=start_time, include_pregame=include_pregame, **filters
+            match=match, start_time=start_time, include_pregame=include_pregame, id_type=id_type,
+            **filters,
         )
 
     def poll(

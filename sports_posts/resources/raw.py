@@ -12,14 +12,20 @@ import functools
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar, Union, cast
 
-from typing_extensions import ParamSpec
+from typing_extensions import ParamSpec, TypedDict, Unpack
 
 if TYPE_CHECKING:
+    from .._config import RequestOptions
     from .._http import Timeout
+    from .._params import CSV, DateTimeLike, Entity, IdType, LeagueCode, Number
     from .._transport import RawResponse
+    from ..models.account import AccountInformation, ComplianceList
+    from ..models.ids import IdList, TeamList
+    from ..models.post import Post
+    from ..pagination import AsyncPage, SyncPage
     from .account import Account, AsyncAccount
-    from .ids import AsyncIds, Ids
-    from .posts import AsyncPosts, Posts
+    from .ids import AsyncIds, Ids, IdsLookupOptions
+    from .posts import AsyncPosts, PostFiltersOptions, Posts, PostsListOptions
 
 __all__ = [
     "AccountWithRawResponse",
@@ -27,6 +33,7 @@ __all__ = [
     "AsyncIdsWithRawResponse",
     "AsyncPostsWithRawResponse",
     "AsyncSportsPostsWithRawResponse",
+    "ClientOptions",
     "IdsWithRawResponse",
     "PostsWithRawResponse",
     "SportsPostsWithRawResponse",
@@ -37,8 +44,6 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
-C = TypeVar("C")
-V = TypeVar("V")
 
 
 # The wrappers cost nothing per call: the method they are given belongs to a raw client,
@@ -61,14 +66,13 @@ def async_page_to_raw_response_wrapper(func: Callable[P, R]) -> Callable[P, Awai
     return cast("Callable[P, Awaitable[RawResponse[R]]]", func)
 
 
-def _viewed(func: Callable[P, C], view: Callable[[C], V]) -> Callable[P, V]:
-    """``func`` (``with_options``) with its answer wrapped in ``view``: same parameters."""
+class ClientOptions(TypedDict, total=False):
+    """What ``with_options`` changes on a client: its bounds."""
 
-    @functools.wraps(func)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> V:
-        return view(func(*args, **kwargs))
-
-    return wrapped
+    timeout: Union[float, Timeout]
+    max_retries: int
+    total_timeout: Optional[float]
+    max_response_bytes: int
 
 
 # The clients as the views need them: protocols, so that this module never imports the
@@ -123,61 +127,181 @@ class PostsWithRawResponse:
     ``RawResponse[SyncPage[Post]]``."""
 
     def __init__(self, posts: Posts) -> None:
-        self.list = to_raw_response_wrapper(posts.list)
-        self.trending = to_raw_response_wrapper(posts.trending)
-        self.by_league = to_raw_response_wrapper(posts.by_league)
-        self.by_sport = to_raw_response_wrapper(posts.by_sport)
-        self.by_team = to_raw_response_wrapper(posts.by_team)
-        self.by_player = to_raw_response_wrapper(posts.by_player)
-        self.nearby = to_raw_response_wrapper(posts.nearby)
-        self.for_game = to_raw_response_wrapper(posts.for_game)
+        self._posts = posts
+
+    def list(self, /, **params: Unpack[PostsListOptions]) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.list``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.list)(**params)
+
+    def trending(self, /, **filters: Unpack[PostFiltersOptions]) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.trending``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.trending)(**filters)
+
+    def by_league(
+        self, leagues: CSV, /, **filters: Unpack[PostFiltersOptions]
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.by_league``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.by_league)(leagues, **filters)
+
+    def by_sport(
+        self, sports: CSV, /, **filters: Unpack[PostFiltersOptions]
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.by_sport``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.by_sport)(sports, **filters)
+
+    def by_team(
+        self, /, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.by_team``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.by_team)(teams, id_type=id_type, **filters)
+
+    def by_player(
+        self, /, players: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.by_player``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.by_player)(players, id_type=id_type, **filters)
+
+    def nearby(
+        self, /, lat: Number, lng: Number, *, radius_km: Optional[Number] = None,
+        **filters: Unpack[PostFiltersOptions],
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.nearby``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.nearby)(lat, lng, radius_km=radius_km, **filters)
+
+    def for_game(
+        self, /, match: CSV, start_time: DateTimeLike, *, include_pregame: Optional[bool] = None,
+        id_type: Optional[IdType] = None, **filters: Unpack[PostFiltersOptions],
+    ) -> RawResponse[SyncPage[Post]]:
+        """``client.posts.for_game``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._posts.for_game)(
+            match, start_time, include_pregame=include_pregame, id_type=id_type, **filters
+        )
 
 
 class AsyncPostsWithRawResponse:
     """``aclient.with_raw_response.posts``: ``list`` and the mode helpers, each awaited
-    for a ``RawResponse[AsyncPage[Post]]``."""
+    for a ``RawResponse[AsyncPage[Post]]`` (the first page is fetched at once)."""
 
     def __init__(self, posts: AsyncPosts) -> None:
-        self.list = async_page_to_raw_response_wrapper(posts.list)
-        self.trending = async_page_to_raw_response_wrapper(posts.trending)
-        self.by_league = async_page_to_raw_response_wrapper(posts.by_league)
-        self.by_sport = async_page_to_raw_response_wrapper(posts.by_sport)
-        self.by_team = async_page_to_raw_response_wrapper(posts.by_team)
-        self.by_player = async_page_to_raw_response_wrapper(posts.by_player)
-        self.nearby = async_page_to_raw_response_wrapper(posts.nearby)
-        self.for_game = async_page_to_raw_response_wrapper(posts.for_game)
+        self._posts = posts
+
+    def list(self, /, **params: Unpack[PostsListOptions]) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.list``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.list)(**params)
+
+    def trending(
+        self, /, **filters: Unpack[PostFiltersOptions]
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.trending``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.trending)(**filters)
+
+    def by_league(
+        self, leagues: CSV, /, **filters: Unpack[PostFiltersOptions]
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.by_league``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.by_league)(leagues, **filters)
+
+    def by_sport(
+        self, sports: CSV, /, **filters: Unpack[PostFiltersOptions]
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.by_sport``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.by_sport)(sports, **filters)
+
+    def by_team(
+        self, /, teams: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.by_team``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.by_team)(teams, id_type=id_type, **filters)
+
+    def by_player(
+        self, /, players: CSV, *, id_type: IdType, **filters: Unpack[PostFiltersOptions]
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.by_player``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.by_player)(players, id_type=id_type, **filters)
+
+    def nearby(
+        self, /, lat: Number, lng: Number, *, radius_km: Optional[Number] = None,
+        **filters: Unpack[PostFiltersOptions],
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.nearby``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.nearby)(lat, lng, radius_km=radius_km, **filters)
+
+    def for_game(
+        self, /, match: CSV, start_time: DateTimeLike, *, include_pregame: Optional[bool] = None,
+        id_type: Optional[IdType] = None, **filters: Unpack[PostFiltersOptions],
+    ) -> Awaitable[RawResponse[AsyncPage[Post]]]:
+        """``aclient.posts.for_game``, awaited for its ``RawResponse``."""
+        return async_page_to_raw_response_wrapper(self._posts.for_game)(
+            match, start_time, include_pregame=include_pregame, id_type=id_type, **filters
+        )
 
 
 class AccountWithRawResponse:
     """``client.with_raw_response.account``: ``information`` and ``x_ids``, raw."""
 
     def __init__(self, account: Account) -> None:
-        self.information = to_raw_response_wrapper(account.information)
-        self.x_ids = to_raw_response_wrapper(account.x_ids)
+        self._account = account
+
+    def information(self, /, **options: Unpack[RequestOptions]) -> RawResponse[AccountInformation]:
+        """``client.account.information``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._account.information)(**options)
+
+    def x_ids(self, /, **options: Unpack[RequestOptions]) -> RawResponse[ComplianceList]:
+        """``client.account.x_ids``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._account.x_ids)(**options)
 
 
 class AsyncAccountWithRawResponse:
     """``aclient.with_raw_response.account``: ``information`` and ``x_ids``, raw."""
 
     def __init__(self, account: AsyncAccount) -> None:
-        self.information = async_to_raw_response_wrapper(account.information)
-        self.x_ids = async_to_raw_response_wrapper(account.x_ids)
+        self._account = account
+
+    def information(
+        self, /, **options: Unpack[RequestOptions]
+    ) -> Awaitable[RawResponse[AccountInformation]]:
+        """``aclient.account.information``, awaited for its ``RawResponse``."""
+        return async_to_raw_response_wrapper(self._account.information)(**options)
+
+    def x_ids(self, /, **options: Unpack[RequestOptions]) -> Awaitable[RawResponse[ComplianceList]]:
+        """``aclient.account.x_ids``, awaited for its ``RawResponse``."""
+        return async_to_raw_response_wrapper(self._account.x_ids)(**options)
 
 
 class IdsWithRawResponse:
     """``client.with_raw_response.ids``: ``teams`` and ``list``, raw."""
 
     def __init__(self, ids: Ids) -> None:
-        self.teams = to_raw_response_wrapper(ids.teams)
-        self.list = to_raw_response_wrapper(ids.list)
+        self._ids = ids
+
+    def teams(self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> RawResponse[TeamList]:
+        """``client.ids.teams``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._ids.teams)(league, **lookup)
+
+    def list(
+        self, /, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]
+    ) -> RawResponse[IdList]:
+        """``client.ids.list``, answering its ``RawResponse``."""
+        return to_raw_response_wrapper(self._ids.list)(entity, league, **lookup)
 
 
 class AsyncIdsWithRawResponse:
     """``aclient.with_raw_response.ids``: ``teams`` and ``list``, raw."""
 
     def __init__(self, ids: AsyncIds) -> None:
-        self.teams = async_to_raw_response_wrapper(ids.teams)
-        self.list = async_to_raw_response_wrapper(ids.list)
+        self._ids = ids
+
+    def teams(
+        self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]
+    ) -> Awaitable[RawResponse[TeamList]]:
+        """``aclient.ids.teams``, awaited for its ``RawResponse``."""
+        return async_to_raw_response_wrapper(self._ids.teams)(league, **lookup)
+
+    def list(
+        self, /, entity: Entity, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]
+    ) -> Awaitable[RawResponse[IdList]]:
+        """``aclient.ids.list``, awaited for its ``RawResponse``."""
+        return async_to_raw_response_wrapper(self._ids.list)(entity, league, **lookup)
 
 
 class SportsPostsWithRawResponse(_View):
@@ -188,8 +312,10 @@ class SportsPostsWithRawResponse(_View):
 
     def __init__(self, client: _SyncClient) -> None:
         super().__init__(client)
-        self.with_options = _viewed(client.with_options, SportsPostsWithRawResponse)
+
+    def with_options(self, **options: Unpack[ClientOptions]) -> SportsPostsWithRawResponse:
         """A raw view of ``client.with_options(...)``: other bounds, still raw."""
+        return SportsPostsWithRawResponse(self._client.with_options(**options))
 
     @functools.cached_property
     def posts(self) -> PostsWithRawResponse:
@@ -215,8 +341,10 @@ class AsyncSportsPostsWithRawResponse(_View):
 
     def __init__(self, client: _AsyncClient) -> None:
         super().__init__(client)
-        self.with_options = _viewed(client.with_options, AsyncSportsPostsWithRawResponse)
+
+    def with_options(self, **options: Unpack[ClientOptions]) -> AsyncSportsPostsWithRawResponse:
         """A raw view of ``aclient.with_options(...)``: other bounds, still raw."""
+        return AsyncSportsPostsWithRawResponse(self._client.with_options(**options))
 
     @functools.cached_property
     def posts(self) -> AsyncPostsWithRawResponse:

@@ -16,12 +16,30 @@ import os
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from typing_extensions import TypedDict, Unpack
 
 from .._client import AsyncSportsPosts, SportsPosts
 from .._errors import ParameterError, SportsPostsError
 
-__all__ = ["SANDBOX_KEY_PREFIX", "Target", "aconnect", "choose_target", "connect", "open_target"]
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from datetime import datetime
+
+    from .._webhook_headers import WebhookHeaders
+    from .clock import Clock
+    from .config import BurstLimit, ChaosSettings, KeyConfig
+
+__all__ = [
+    "SANDBOX_KEY_PREFIX",
+    "SandboxOptions",
+    "Target",
+    "aconnect",
+    "choose_target",
+    "connect",
+    "open_target",
+]
 
 log = logging.getLogger("sports_posts")
 
@@ -30,6 +48,30 @@ URL_ENV = "SPORTS_POSTS_BASE_URL"
 
 SANDBOX_KEY_PREFIX = "sp_sandbox_"
 """A key starting with this asks for an embedded sandbox that accepts it (no base URL needed)."""
+
+
+class SandboxOptions(TypedDict, total=False):
+    """The keyword arguments of [`Sandbox`][sports_posts.sandbox.Sandbox], for ``connect(**options)``."""
+
+    seed: int
+    plan: str
+    leagues: Optional[Iterable[str]]
+    keys: Union[Sequence[KeyConfig], Mapping[str, KeyConfig], None]
+    posts: int
+    posts_per_minute: float
+    late_index_rate: float
+    deletions_per_hour: float
+    profile: str
+    author_shape: Optional[str]
+    time_scale: float
+    webhook_timeout: Optional[float]
+    webhook_header_names: Optional[WebhookHeaders]
+    chaos: Optional[ChaosSettings]
+    burst: Optional[BurstLimit]
+    clock: Union[Clock, str, None]
+    start: Optional[datetime]
+    host: str
+    port: int
 
 
 @dataclass(frozen=True)
@@ -132,7 +174,7 @@ def open_target(target: Target, sandbox_options: Optional[Mapping[str, Any]] = N
 
 
 @contextlib.contextmanager
-def connect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> Iterator[SportsPosts]:
+def connect(*, sandbox: Optional[bool] = None, **sandbox_options: Unpack[SandboxOptions]) -> Iterator[SportsPosts]:
     """``with connect() as client:`` a [`SportsPosts`][sports_posts.SportsPosts] of the service
     or of a sandbox.
 
@@ -149,7 +191,9 @@ def connect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> Iterat
 
 
 @contextlib.asynccontextmanager
-async def aconnect(*, sandbox: Optional[bool] = None, **sandbox_options: Any) -> AsyncIterator[AsyncSportsPosts]:
+async def aconnect(
+    *, sandbox: Optional[bool] = None, **sandbox_options: Unpack[SandboxOptions]
+) -> AsyncIterator[AsyncSportsPosts]:
     """``async with aconnect() as client:`` the async twin of [`connect`][sports_posts.sandbox.connect]."""
     target = choose_target(sandbox)
     with open_target(target, sandbox_options) as (key, url):

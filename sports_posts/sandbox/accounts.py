@@ -43,7 +43,7 @@ class Accounts:
         self._lock = threading.Lock()
         self._accounts: dict[str, Account] = {}
         self.burst = burst
-        self.any_chaos = False
+        self.any_chaos: bool = False
         """Whether some key has chaos settings of its own (else the sandbox's apply to every call)."""
 
     def add(self, config: KeyConfig, key: Optional[str] = None) -> str:

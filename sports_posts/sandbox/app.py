@@ -135,7 +135,7 @@ class ChaosMiddleware:
     def __init__(self, app: ASGIApp, sandbox: SandboxService) -> None:
         self.app = app
         self.sandbox = sandbox
-        self.chaos = _Chaos(sandbox.seed)
+        self.chaos: _Chaos = _Chaos(sandbox.seed)
 
     def _settings(self, scope: Scope) -> Optional[ChaosSettings]:
         if not self.sandbox.accounts.any_chaos:  # no key of its own: spare the lookup

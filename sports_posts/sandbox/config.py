@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Annotated, Optional, Union
+from typing import Annotated, Any, Optional, Union
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import Literal, TypedDict
 
 from .._errors import ParameterError
 
-__all__ = ["ENDPOINTS", "BurstLimit", "ChaosSettings", "KeyConfig", "KeyOptions"]
+__all__ = [
+    "ENDPOINTS",
+    "BreakingNewsOptions",
+    "BurstLimit",
+    "ChaosSettings",
+    "KeyChanges",
+    "KeyConfig",
+    "KeyOptions",
+    "UpdateOptions",
+]
 
 ENDPOINTS = ("posts", "account/x-ids", "ids")
 """The endpoints a plan may include (``KeyConfig.endpoints``); account/information is always free."""
@@ -100,6 +110,34 @@ class KeyOptions(TypedDict, total=False):
     burst: Optional[BurstLimit]
     chaos: Optional[ChaosSettings]
     endpoints: Optional[list[Literal["posts", "account/x-ids", "ids"]]]
+
+
+class KeyChanges(KeyOptions, total=False):
+    """What ``Sandbox.update_key`` may change: a key's plan and every ``KeyOptions`` field."""
+
+    plan: str
+
+
+class BreakingNewsOptions(TypedDict, total=False):
+    """What ``Sandbox.send_breaking_news`` may set in the event's ``data`` (spec 6.3)."""
+
+    news_type: str
+    news_status: str
+    news_origin: str
+    news_attribution: Optional[str]
+    text: Optional[str]
+    alt_sources: Union[int, Sequence[dict[str, Any]]]
+    """A count of generated alternative sources, or the sources themselves."""
+    event_id: Optional[str]
+
+
+class UpdateOptions(TypedDict, total=False):
+    """What ``Sandbox.send_update`` may set in a ``breaking_news.update`` event's ``data``."""
+
+    text: Optional[str]
+    news_type: Optional[str]
+    news_status: Optional[str]
+    alt_sources: Union[int, Sequence[dict[str, Any]]]
 
 
 @dataclass(frozen=True)

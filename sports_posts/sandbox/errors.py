@@ -22,7 +22,7 @@ class ApiError(Exception):
         self.status = status
         self.error_code = error_code
         self.message = message
-        self.headers = headers or {}
+        self.headers: dict[str, str] = headers or {}
 
     def body(self) -> dict[str, Any]:
         """The JSON error body of this answer."""

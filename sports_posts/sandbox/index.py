@@ -103,7 +103,7 @@ class PostIndex:
         self._score: dict[str, _Sorted] = {}
         self._hours: dict[str, dict[int, _Sorted]] = {}
         self._highlights: dict[str, _Sorted] = {}
-        self.max_score = 0.0
+        self.max_score: float = 0.0
         self._oldest_hour: Optional[int] = None
         self._version = 0
         """Bumped by every ``add``: a kept ranking of an older version is stale."""

@@ -355,7 +355,7 @@ class PostsResult:
         self.page = page
         self.limit = limit
         self.has_next = has_next
-        self.has_prev = page > 1
+        self.has_prev: bool = page > 1
         self._count = count
 
     @property

@@ -185,9 +185,9 @@ class WebhookSender:
         self.clock = clock
         self.monotonic = monotonic
         """The real-time clock the answer's deadline is measured on (a test may fake it)."""
-        self.header_names = header_names_or_default(header_names)
+        self.header_names: WebhookHeaders = header_names_or_default(header_names)
         self.time_scale = time_scale
-        self.timeout = timeout if timeout is not None else TIMEOUT_SECONDS * time_scale
+        self.timeout: float = timeout if timeout is not None else TIMEOUT_SECONDS * time_scale
         self.max_attempts = max_attempts
         self.subscriptions: dict[str, Subscription] = {}
         self.jobs: list[Delivery] = []

@@ -22,9 +22,17 @@ from .._webhook_headers import WebhookHeaders
 from ._teams import LEAGUES
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock
-from .config import BurstLimit, ChaosSettings, KeyConfig, KeyOptions
+from .config import (
+    BreakingNewsOptions,
+    BurstLimit,
+    ChaosSettings,
+    KeyChanges,
+    KeyConfig,
+    KeyOptions,
+    UpdateOptions,
+)
 from .news import breaking_news_data, update_data
-from .profile import profile_named
+from .profile import Profile, profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
 
@@ -78,7 +86,7 @@ class SandboxService:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        self.profile = profile_named(profile)
+        self.profile: Profile = profile_named(profile)
         """How the sandbox reads what the specification leaves open (``strict`` or ``lenient``)."""
         if author_shape is None:
             author_shape = self.profile.author_shape
@@ -98,12 +106,12 @@ class SandboxService:
         self.host = host
         self._requested_port = port
         self._rng = random.Random(f"{seed}:news")
-        self.world = World(
+        self.world: World = World(
             seed, start=self.clock.now(), posts=posts, posts_per_minute=posts_per_minute,
             late_index_rate=late_index_rate, deletions_per_hour=deletions_per_hour, now=self.clock.now,
         )
-        self.accounts = Accounts(seed, burst)
-        self.api_key = self.accounts.add(KeyConfig(plan=plan, leagues=_leagues(leagues)))
+        self.accounts: Accounts = Accounts(seed, burst)
+        self.api_key: str = self.accounts.add(KeyConfig(plan=plan, leagues=_leagues(leagues)))
         self.extra_keys: list[str] = []
         if isinstance(keys, Mapping):
             for key, config in keys.items():
@@ -111,7 +119,7 @@ class SandboxService:
         else:
             for config in keys or ():
                 self.extra_keys.append(self.accounts.add(config))
-        self.sender = WebhookSender(
+        self.sender: WebhookSender = WebhookSender(
             self.clock, time_scale=time_scale, timeout=webhook_timeout, header_names=webhook_header_names
         )
         self._events: dict[str, dict[str, Any]] = {}
@@ -168,11 +176,15 @@ class SandboxService:
         rest: dict[str, Any] = {k: v for k, v in options.items() if k not in ("leagues", "endpoints")}
         return self.accounts.add(replace(config, **rest))
 
-    def update_key(self, key: str, **changes: Any) -> None:
-        """Change a key's plan, ``active``, ``leagues``, quota, burst or chaos."""
+    def update_key(self, key: str, **changes: Unpack[KeyChanges]) -> None:
+        """Change a key's plan, ``active``, ``leagues``, quota, burst, chaos or endpoints."""
+        fields: dict[str, Any] = dict(changes)
         if "leagues" in changes:
-            changes["leagues"] = _leagues(changes["leagues"])
-        self.accounts.update(key, **changes)
+            fields["leagues"] = _leagues(changes["leagues"])
+        endpoints = changes.get("endpoints")
+        if endpoints is not None:
+            fields["endpoints"] = frozenset(endpoints)
+        self.accounts.update(key, **fields)
 
     def calls(self, key: Optional[str] = None) -> int:
         """Calls counted this billing cycle for ``key`` (default: ``api_key``)."""
@@ -207,7 +219,7 @@ class SandboxService:
         """Remove a subscription."""
         self.sender.unsubscribe(subscription_id)
 
-    def send_breaking_news(self, league: str = "NFL", **options: Any) -> dict[str, Any]:
+    def send_breaking_news(self, league: str = "NFL", **options: Unpack[BreakingNewsOptions]) -> dict[str, Any]:
         """Publish a news post and send ``breaking_news`` to matching subscriptions; returns the payload.
 
         Options: news_type, news_status, news_origin, news_attribution, text, alt_sources (a
@@ -221,7 +233,9 @@ class SandboxService:
         jobs = self.sender.emit("breaking_news", data)
         return self._payload(jobs, "breaking_news", data)
 
-    def send_update(self, event_id: str, whats_new: str = "New details confirmed", **options: Any) -> dict[str, Any]:
+    def send_update(
+        self, event_id: str, whats_new: str = "New details confirmed", **options: Unpack[UpdateOptions]
+    ) -> dict[str, Any]:
         """Send ``breaking_news.update`` for a story to the subscriptions that got its first event."""
         original = self._events.get(event_id)
         if original is None:

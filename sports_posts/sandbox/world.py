@@ -401,7 +401,7 @@ class World:
             code: League(code, name, sport, code in INDIVIDUAL_LEAGUES)
             for code, (name, sport, _full) in LEAGUES.items()
         }
-        self.league_codes = frozenset(self.leagues)
+        self.league_codes: frozenset[str] = frozenset(self.leagues)
         """Every league code, as the set queries intersect with a key's plan."""
         rng = random.Random(seed)
         self.teams: list[Team] = []
@@ -423,7 +423,7 @@ class World:
         self.games: list[Game] = []
         self.posts: list[Post] = []
         self._posts_by_id: dict[str, Post] = {}
-        self.index = PostIndex()
+        self.index: PostIndex = PostIndex()
         self._deleted: list[Post] = []
         self._build_games(rng, history_hours)
         self._build_history(rng, posts, history_hours)

@@ -14,73 +14,100 @@ from typing import TYPE_CHECKING
 
 from .._lazy import attach
 
-if TYPE_CHECKING:  # the same names, for type checkers and IDEs
-    from .._errors import (
-        SignatureVerificationError,
-        WebhookPayloadError,
-    )
-    from .._webhook_headers import WebhookHeaders
-    from ._inbox_protocol import Inbox
-    from ._postgres import (
-        PostgresDedupeStore,
-        PostgresInbox,
-    )
-    from ._redis_inbox import RedisInbox
-    from ._store import StoreError
-    from .dedupe import (
-        AsyncDedupeStore,
-        DedupeStore,
-        MemoryDedupeStore,
-        RedisDedupeStore,
-        SQLiteDedupeStore,
-    )
-    from .errors import (
-        ReplayedWebhookError,
-        StoreDataLostError,
-        StoreUnavailableError,
-    )
-    from .events import (
-        DEFAULT_CLOCK_SKEW,
-        DEFAULT_TOLERANCE,
-        AltSource,
-        BreakingNewsData,
-        BreakingNewsEvent,
-        BreakingNewsUpdateData,
-        BreakingNewsUpdateEvent,
-        TaggedEntity,
-        WebhookEvent,
-        construct_event,
-    )
-    from .filters import SubscriptionFilter
-    from .inbox import (
-        InboxEntry,
-        SQLiteInbox,
-    )
-    from .receiver import (
-        DEFAULT_HANDLER_TIMEOUT,
-        Handler,
-        WebhookReceiver,
-        WebhookResponse,
-    )
-    from .signature import (
-        DELIVERY_HEADER,
-        EVENT_HEADER,
-        SIGNATURE_HEADER,
-        sign_payload,
-        verify_signature,
-    )
-    from .stories import (
-        Story,
-        thread_stories,
-    )
-    from .testing import (
-        SignedRequest,
-        build_test_request,
-        sample_payload,
-    )
+if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
+    from .._errors import SignatureVerificationError as SignatureVerificationError
+    from .._errors import WebhookPayloadError as WebhookPayloadError
+    from .._webhook_headers import WebhookHeaders as WebhookHeaders
+    from ._inbox_protocol import Inbox as Inbox
+    from ._postgres import PostgresDedupeStore as PostgresDedupeStore
+    from ._postgres import PostgresInbox as PostgresInbox
+    from ._redis_inbox import RedisInbox as RedisInbox
+    from ._store import StoreError as StoreError
+    from .dedupe import AsyncDedupeStore as AsyncDedupeStore
+    from .dedupe import DedupeStore as DedupeStore
+    from .dedupe import MemoryDedupeStore as MemoryDedupeStore
+    from .dedupe import RedisDedupeStore as RedisDedupeStore
+    from .dedupe import SQLiteDedupeStore as SQLiteDedupeStore
+    from .errors import ReplayedWebhookError as ReplayedWebhookError
+    from .errors import StoreDataLostError as StoreDataLostError
+    from .errors import StoreUnavailableError as StoreUnavailableError
+    from .events import DEFAULT_CLOCK_SKEW as DEFAULT_CLOCK_SKEW
+    from .events import DEFAULT_TOLERANCE as DEFAULT_TOLERANCE
+    from .events import AltSource as AltSource
+    from .events import BreakingNewsData as BreakingNewsData
+    from .events import BreakingNewsEvent as BreakingNewsEvent
+    from .events import BreakingNewsUpdateData as BreakingNewsUpdateData
+    from .events import BreakingNewsUpdateEvent as BreakingNewsUpdateEvent
+    from .events import TaggedEntity as TaggedEntity
+    from .events import WebhookEvent as WebhookEvent
+    from .events import construct_event as construct_event
+    from .filters import SubscriptionFilter as SubscriptionFilter
+    from .inbox import InboxEntry as InboxEntry
+    from .inbox import SQLiteInbox as SQLiteInbox
+    from .receiver import DEFAULT_HANDLER_TIMEOUT as DEFAULT_HANDLER_TIMEOUT
+    from .receiver import Handler as Handler
+    from .receiver import WebhookReceiver as WebhookReceiver
+    from .receiver import WebhookResponse as WebhookResponse
+    from .signature import DELIVERY_HEADER as DELIVERY_HEADER
+    from .signature import EVENT_HEADER as EVENT_HEADER
+    from .signature import SIGNATURE_HEADER as SIGNATURE_HEADER
+    from .signature import sign_payload as sign_payload
+    from .signature import verify_signature as verify_signature
+    from .stories import Story as Story
+    from .stories import thread_stories as thread_stories
+    from .testing import SignedRequest as SignedRequest
+    from .testing import build_test_request as build_test_request
+    from .testing import sample_payload as sample_payload
 
-# Each public name and the module that defines it, one a line.
-__getattr__, __dir__, __all__ = attach(__name__, {
+__all__ = [
+    "AltSource",
+    "AsyncDedupeStore",
+    "BreakingNewsData",
+    "BreakingNewsEvent",
+    "BreakingNewsUpdateData",
+    "BreakingNewsUpdateEvent",
+    "DEFAULT_CLOCK_SKEW",
+    "DEFAULT_HANDLER_TIMEOUT",
+    "DEFAULT_TOLERANCE",
+    "DELIVERY_HEADER",
+    "DedupeStore",
+    "EVENT_HEADER",
+    "Handler",
+    "Inbox",
+    "InboxEntry",
+    "MemoryDedupeStore",
+    "PostgresDedupeStore",
+    "PostgresInbox",
+    "RedisDedupeStore",
+    "RedisInbox",
+    "ReplayedWebhookError",
+    "SIGNATURE_HEADER",
+    "SQLiteDedupeStore",
+    "SQLiteInbox",
+    "SignatureVerificationError",
+    "SignedRequest",
+    "StoreDataLostError",
+    "StoreError",
+    "StoreUnavailableError",
+    "Story",
+    "SubscriptionFilter",
+    "TaggedEntity",
+    "WebhookEvent",
+    "WebhookHeaders",
+    "WebhookPayloadError",
+    "WebhookReceiver",
+    "WebhookResponse",
+    "build_test_request",
+    "construct_event",
+    "sample_payload",
+    "sign_payload",
+    "thread_stories",
+    "verify_signature",
+]
+
+# Each public name and the module that defines it, one a line: the run-time table.
+# tests/architecture/test_lazy_imports.py checks that it, __all__ and the imports above name the same things.
+_LAZY = {
     "DELIVERY_HEADER": ".signature",
     "EVENT_HEADER": ".signature",
     "ReplayedWebhookError": ".errors",
@@ -124,4 +151,7 @@ __getattr__, __dir__, __all__ = attach(__name__, {
     "SignedRequest": ".testing",
     "build_test_request": ".testing",
     "sample_payload": ".testing",
-}, eager=(".._errors", ".._webhook_headers", ".errors", ".signature"))
+}
+
+if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._errors", ".._webhook_headers", ".errors", ".signature"))

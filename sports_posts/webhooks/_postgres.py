@@ -100,6 +100,8 @@ class PostgresDedupeStore(_PostgresStore):
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
     ) -> None:
+        self.ttl: float
+        self.lease: float
         self.ttl, self.lease = _check_durations(ttl, lease)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
@@ -272,7 +274,11 @@ class PostgresInbox(_PostgresStore):
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
     ) -> None:
+        self.max_attempts: int
+        self.backoff: tuple[float, ...]
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self.retention: float
+        self.lease: float
         self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)

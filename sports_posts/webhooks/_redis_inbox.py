@@ -224,11 +224,17 @@ class RedisInbox:
         clock: Optional[Callable[[], float]] = None,
         socket_timeout: float = 10.0,
     ) -> None:
+        self.max_attempts: int
+        self.backoff: tuple[float, ...]
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         if not prefix or not group:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
+        self.retention: float
+        self.lease: float
         self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
         _checks.seconds("socket_timeout", socket_timeout)
+        self.prefix: str
+        self.group: str
         self.prefix, self.group = prefix, group
         self._clock = clock
         # Bounded: a dead server or a partition ends a call within socket_timeout.

@@ -41,7 +41,7 @@ __all__ = [
     "SQLiteDedupeStore",
 ]
 
-logger = logging.getLogger("sports_posts.webhooks")
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 DEFAULT_TTL = 48 * 3600.0
 """Seconds a completed key is remembered: far beyond the ~31 minute retry horizon."""
@@ -118,6 +118,8 @@ class MemoryDedupeStore:
     def __init__(
         self, *, ttl: float = DEFAULT_TTL, lease: float = DEFAULT_LEASE, clock: Clock = time.time
     ) -> None:
+        self.ttl: float
+        self.lease: float
         self.ttl, self.lease = _check_durations(ttl, lease)
         self._clock = clock
         self._lock = threading.Lock()
@@ -196,9 +198,11 @@ class SQLiteDedupeStore:
         clock: Clock = time.time,
         busy_timeout: float = 30.0,
     ) -> None:
+        self.ttl: float
+        self.lease: float
         self.ttl, self.lease = _check_durations(ttl, lease)
         _checks.seconds("busy_timeout", busy_timeout)
-        self.path = os.fspath(path)
+        self.path: str = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError(
                 "SQLiteDedupeStore needs a file shared by its connections; use MemoryDedupeStore",
@@ -366,6 +370,8 @@ class RedisDedupeStore:
         async_client: Any = None,
         socket_timeout: float = 10.0,
     ) -> None:
+        self.ttl: float
+        self.lease: float
         self.ttl, self.lease = _check_durations(ttl, lease)
         self._redis = Redis("RedisDedupeStore", client_or_url, socket_timeout=socket_timeout,
                             async_client=async_client)

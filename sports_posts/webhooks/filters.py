@@ -55,10 +55,10 @@ class SubscriptionFilter:
         news_statuses: Values = None,
         news_origins: Values = None,
     ) -> None:
-        self.leagues = _group("leagues", leagues, fold=True)
-        self.news_types = _group("news_types", news_types, fold=False)
-        self.news_statuses = _group("news_statuses", news_statuses, fold=False)
-        self.news_origins = _group("news_origins", news_origins, fold=False)
+        self.leagues: frozenset[str] = _group("leagues", leagues, fold=True)
+        self.news_types: frozenset[str] = _group("news_types", news_types, fold=False)
+        self.news_statuses: frozenset[str] = _group("news_statuses", news_statuses, fold=False)
+        self.news_origins: frozenset[str] = _group("news_origins", news_origins, fold=False)
 
     def __repr__(self) -> str:
         groups = {

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BACKOFF", "InboxEntry", "SQLiteInbox"]
 
-logger = logging.getLogger("sports_posts.webhooks")
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 DEFAULT_BACKOFF: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 1800.0)
 """Seconds before attempt 2, 3, ...; the last value repeats until ``max_attempts``."""
@@ -81,10 +81,14 @@ class SQLiteInbox:
         clock: Callable[[], float] = time.time,
         busy_timeout: float = 30.0,
     ) -> None:
-        self.path = os.fspath(path)
+        self.path: str = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError("an inbox must be a file to survive a crash", parameter="path")
+        self.max_attempts: int
+        self.backoff: tuple[float, ...]
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self.retention: float
+        self.lease: float
         self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
         _checks.seconds("busy_timeout", busy_timeout)
         self._clock = clock

@@ -63,7 +63,7 @@ _response = decision.response
 
 __all__ = ["DEFAULT_HANDLER_TIMEOUT", "Handler", "WebhookReceiver", "WebhookResponse"]
 
-logger = logging.getLogger("sports_posts.webhooks")
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 Handler = Callable[[WebhookEvent], Union[None, Awaitable[None]]]
 """``def handler(event)`` or ``async def handler(event)``; raise to have the event retried."""
@@ -141,7 +141,7 @@ class WebhookReceiver:
     ) -> None:
         _secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
         # Checked and lower-cased once here, not on every request.
-        self.header_names = header_names_or_default(header_names)
+        self.header_names: WebhookHeaders = header_names_or_default(header_names)
         if not callable(handler):
             raise ParameterError("handler must be callable", parameter="handler")
         if store is not None and not isinstance(store, DedupeStore):

@@ -80,19 +80,65 @@ def test_each_package_answers_dir_with_its_public_names_and_each_resolves(packag
         assert getattr(module, name) is not None, name
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_the_names_for_type_checkers_are_the_lazy_table(package: str) -> None:
-    # One table per package; its TYPE_CHECKING imports (what type checkers and the docs
-    # read) name the same objects from the same modules.
+def _lazy_parts(package: str) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """The TYPE_CHECKING re-exports (name -> module), the literal ``__all__`` and the literal
+    run-time table (``_LAZY``) of ``package``'s ``__init__``, read from its source."""
     module = importlib.import_module(package)
     tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
     guarded = next(node for node in tree.body if isinstance(node, ast.If)
                    and getattr(node.test, "id", "") == "TYPE_CHECKING")
-    imported = {
-        alias.asname or alias.name: "." * node.level + (node.module or "")
-        for node in guarded.body if isinstance(node, ast.ImportFrom) for alias in node.names
-    }
-    assert sorted(imported) == module.__all__
+    imported: dict[str, str] = {}
+    for node in guarded.body:
+        assert isinstance(node, ast.ImportFrom), ast.dump(node)
+        for alias in node.names:
+            # `X as X` is the explicit re-export both mypy and pyright accept without settings
+            assert alias.asname == alias.name, f"{package}: write `{alias.name} as {alias.name}`"
+            imported[alias.name] = "." * node.level + (node.module or "")
+    assigned = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Name)}
+    literal_all = ast.literal_eval(assigned["__all__"])
+    table = ast.literal_eval(assigned["_LAZY"])
+    return imported, literal_all, table
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_names_for_type_checkers_are_the_lazy_table(package: str) -> None:
+    # One table per package; its TYPE_CHECKING re-exports and its literal __all__ (what type
+    # checkers and the docs read) name the same objects from the same modules.
+    imported, literal_all, table = _lazy_parts(package)
+    module = importlib.import_module(package)
+    assert literal_all == sorted(literal_all), "keep __all__ sorted"
+    assert sorted(imported) == literal_all == sorted(table) == module.__all__
+    assert imported == table
     for name, where in imported.items():
         source = importlib.import_module(where, package)
         assert getattr(module, name) is getattr(source, name), name
+
+
+def test_attach_refuses_an_all_that_differs_from_the_table() -> None:
+    from sports_posts._lazy import attach
+
+    with pytest.raises(ImportError, match="Missing"):
+        attach("sports_posts", {"SportsPosts": "._client"}, ["SportsPosts", "Missing"])
+
+
+def _public_packages() -> list[str]:
+    root = Path(sports_posts.__file__ or "").parent
+    found = []
+    for init in sorted(root.rglob("__init__.py")):
+        parts = init.parent.relative_to(root.parent).parts
+        if not any(part.startswith("_") for part in parts):
+            found.append(".".join(parts))
+    return found
+
+
+def test_every_public_package_is_known_here() -> None:
+    assert set(PACKAGES) <= set(_public_packages())
+    # the others import their names eagerly: a literal __all__ is their export list
+    for package in set(_public_packages()) - set(PACKAGES):
+        module = importlib.import_module(package)
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        assert not any(isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+                       for node in tree.body), f"{package}: add it to PACKAGES"
+        for name in getattr(module, "__all__", ()):
+            assert hasattr(module, name), (package, name)

@@ -77,7 +77,7 @@ def test_account_information(runner: Runner, api: respx.MockRouter) -> None:
     assert isinstance(info, sp.AccountInformation)
     assert (info.company.name, info.company.plan, info.company.subscription_status) == ("Acme", "free", "active")
     assert info.billing_cycle.current_period_start == datetime(2024, 5, 1, 7, tzinfo=timezone.utc)
-    assert info.billing_cycle.current_period_end.tzinfo is not None
+    assert info.billing_cycle.current_period_end.tzinfo is not None  # type: ignore[union-attr]
     assert info.usage.current_calls == 17
     assert info.model_extra == {"support_tier": "gold"}
 
@@ -113,7 +113,7 @@ def test_ids_teams_exposes_the_reference_column(runner: Runner, api: respx.MockR
 
 
 def test_ids_teams_without_reference_and_with_lookup(runner: Runner, api: respx.MockRouter) -> None:
-    route = api.get("/ids").respond(200, json={"ok": True, "count": 1, "items": [TEAMS["items"][0]]})
+    route = api.get("/ids").respond(200, json={"ok": True, "count": 1, "items": [TEAMS["items"][0]]})  # type: ignore[index]
     teams = runner.run(lambda c: c.ids.teams("NBA", lookup=1))
     assert _query(route) == {"entity": "teams", "league": "NBA", "lookup": "1"}
     assert teams.items[0].reference is None
@@ -128,7 +128,7 @@ def test_ids_list_keeps_every_field(runner: Runner, api: respx.MockRouter) -> No
     assert isinstance(players, sp.IdList) and len(players) == 1
     item = next(iter(players))
     assert item.reference == "g1"
-    assert item.model_dump(exclude={"reference"}) == body["items"][0]
+    assert item.model_dump(exclude={"reference"}) == body["items"][0]  # type: ignore[index]
 
 
 def test_auth_bearer_by_default_and_bare_on_request(runner: Runner, api: respx.MockRouter) -> None:

@@ -101,9 +101,9 @@ def test_hierarchy_matches_api_md() -> None:
     assert issubclass(sp.APITimeoutError, sp.APIConnectionError)
     for cls in (sp.InvalidParameterError, sp.SinceIdNotFoundError):
         assert issubclass(cls, sp.BadRequestError)
-    for cls in (sp.BadRequestError, sp.AuthenticationError, sp.PaymentRequiredError, sp.PermissionDeniedError,
+    for cls in (sp.BadRequestError, sp.AuthenticationError, sp.PaymentRequiredError, sp.PermissionDeniedError,  # type: ignore[assignment]
                 sp.NotFoundError, sp.GoneError, sp.RateLimitError, sp.InternalServerError):
         assert issubclass(cls, sp.APIStatusError)
-    for cls in (sp.ParameterError, sp.APIConnectionError, sp.APIResponseValidationError, sp.APIStatusError,
+    for cls in (sp.ParameterError, sp.APIConnectionError, sp.APIResponseValidationError, sp.APIStatusError,  # type: ignore[assignment]
                 sp.SignatureVerificationError):
         assert issubclass(cls, sp.SportsPostsError)

@@ -70,7 +70,7 @@ def test_a_missing_stack_names_the_extra_that_installs_it(monkeypatch: pytest.Mo
         raise ImportError(name)
 
     _http.load_stack.cache_clear()
-    monkeypatch.setattr(_http.importlib, "import_module", missing)
+    monkeypatch.setattr(_http.importlib, "import_module", missing)  # type: ignore[attr-defined]
     try:
         with pytest.raises(sp.SportsPostsError, match=r"sports-posts\[httpx2\]"):
             _http.load_stack("httpx2")

@@ -235,7 +235,7 @@ def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
     seen: list[bool] = []
     call = posts_list({})
     spy = call.__class__(call.method, call.path, call.params,
-                         lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])
+                         lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])  # type: ignore[func-returns-value]
     assert gc.isenabled()
     parse_response(spy, httpx.Response(200, content=json.dumps(page([post()])).encode()))
     with pytest.raises(sp.APIResponseValidationError):
@@ -293,3 +293,29 @@ def test_a_page_fills_its_posts_in_one_loop_not_a_hook_per_post(monkeypatch: pyt
     assert calls == [] and all(p.author is not None for p in body.items)
     Post.model_validate(post(id="3"))
     assert calls == ["3"]
+
+
+TEAM = {"service_id": 7, "location": "Boston", "name": "Celtics", "conference": None, "division": None,
+        "league": "NBA"}
+
+
+def test_team_items_type_their_fields_as_spec_2_8_says() -> None:
+    teams = sp.TeamList.model_validate({"ok": True, "count": 1, "items": [TEAM]})
+    ids: list[int] = [team.service_id for team in teams]  # int, not Optional[int]
+    assert ids == [7] and teams.items[0].conference is None and teams.count == 1
+
+
+@pytest.mark.parametrize("field", ["service_id", "location", "name", "league"])
+def test_a_team_item_without_a_field_spec_2_8_requires_is_refused(field: str) -> None:
+    item = {k: v for k, v in TEAM.items() if k != field}
+    with pytest.raises(ValueError, match=field):
+        sp.TeamList.model_validate({"ok": True, "count": 1, "items": [item]})
+
+
+@pytest.mark.parametrize("model", [sp.TaggedTeam, sp.TaggedPlayer])
+@pytest.mark.parametrize("field", ["provider1_guid_id", "service_id", "name"])
+def test_a_tagged_team_or_player_has_every_field_of_spec_2_3(model: type[sp.TaggedTeam], field: str) -> None:
+    tagged = {"provider1_guid_id": "s:1~l:2~t:3", "service_id": 3, "name": "Celtics"}
+    assert model.model_validate(tagged).service_id == 3
+    with pytest.raises(ValueError, match=field):
+        model.model_validate({k: v for k, v in tagged.items() if k != field})

@@ -20,7 +20,7 @@ BASE = "https://api.example.test/v1"
 # Characters with a meaning in URLs and in form encoding, plus any other text.
 VALUES = st.one_of(
     st.text(alphabet=st.sampled_from(list(" %+&=#?/:;,@[]!$'()*~._-\"<>\\^`{|}é漢\U0001f600")), max_size=12),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12),  # type: ignore[arg-type]
 )
 PARAMS = st.dictionaries(st.sampled_from(["leagues", "q", "since_id", "teams", "sort", "a b", "x&y"]), VALUES,
                          max_size=4)

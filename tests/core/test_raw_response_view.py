@@ -47,10 +47,10 @@ def test_the_views_are_the_typed_classes_and_leave_off_what_is_many_calls() -> N
         assert isinstance(raw.with_options(max_retries=0), SportsPostsWithRawResponse)
         assert raw.with_options.__name__ == "with_options"
         # the client's other members answer as when the view was the client itself
-        assert raw.base_url == BASE_URL and raw.calls == 0 and raw.max_retries == client.max_retries
+        assert raw.base_url == BASE_URL and raw.calls == 0 and raw.max_retries == client.max_retries  # type: ignore[attr-defined]
         assert API_KEY not in repr(raw) and "SportsPostsWithRawResponse(SportsPosts(" in repr(raw)
         with pytest.raises(AttributeError):
-            raw.no_such_member  # noqa: B018
+            raw.no_such_member  # type: ignore[attr-defined]  # noqa: B018
     plain = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
     araw = plain.with_raw_response
     assert isinstance(araw, AsyncSportsPostsWithRawResponse) and isinstance(araw.posts, AsyncPostsWithRawResponse)
@@ -76,8 +76,8 @@ def test_every_raw_method_answers_a_raw_response_sharing_the_call_counter() -> N
                 client.with_raw_response.ids.teams("NFL"), client.with_raw_response.ids.list("players", "NFL"),
             ]
             assert all(isinstance(a, sp.RawResponse) and a.status_code == 200 for a in answers)
-            assert isinstance(answers[7].parse(), sp.SyncPage)
-            assert client.calls == len(answers) == client.with_raw_response.calls
+            assert isinstance(answers[7].parse(), sp.SyncPage)  # type: ignore[attr-defined]
+            assert client.calls == len(answers) == client.with_raw_response.calls  # type: ignore[attr-defined]
 
 
 def test_async_raw_methods_answer_awaited_raw_responses() -> None:

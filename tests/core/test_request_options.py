@@ -301,5 +301,5 @@ def test_a_client_whose_build_request_is_its_own_still_builds_every_request() ->
 
     with Signing() as http:
         assert build_request(CONFIG, _endpoints.posts_list({}), http).headers["x-signature"] == "signed"
-    with httpx.Client(cookies={"session": "s1"}) as http:  # the client adds its cookies
+    with httpx.Client(cookies={"session": "s1"}) as http:  # type: ignore[assignment]  # the client adds its cookies
         assert build_request(CONFIG, _endpoints.posts_list({}), http).headers["cookie"] == "session=s1"

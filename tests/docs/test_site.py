@@ -295,7 +295,7 @@ def test_signatures_name_types_not_type_variables(site: Site) -> None:
     # read `http_client: Optional[H]` or `-> PollerT`, names a reader cannot look up.
     names = _type_variable_names()
     assert {"H", "PollerT", "PageT"} <= names
-    found = {}
+    found: dict = {}  # type: ignore[type-arg]
     for page in reference_pages(site):
         for signature in _signatures(page):
             # RawResponse[T] is generic for its users: its own T is the parsed answer's type

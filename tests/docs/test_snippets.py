@@ -75,7 +75,7 @@ def snippet_runs(
     sandbox that lives for the session; the futures by block id."""
     from sports_posts.sandbox import Sandbox
 
-    selected = {item.callspec.params["snippet"].id for item in request.session.items
+    selected = {item.callspec.params["snippet"].id for item in request.session.items  # type: ignore[attr-defined]
                 if getattr(item, "originalname", "") in RUN_TESTS}
     chosen = [s for s in RUNNABLE if s.id in selected]
     by_page: dict[str, list[Snippet]] = {}

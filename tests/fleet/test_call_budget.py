@@ -139,7 +139,7 @@ def test_a_store_that_is_neither_redis_nor_postgres_is_refused() -> None:
     with pytest.raises(ParameterError, match="redis:// or postgresql://"):
         CallBudget("mysql://u:hunter22secret@h/db", per_minute=1)
     with pytest.raises(ParameterError):
-        CallBudget(object(), per_minute=1)
+        CallBudget(object(), per_minute=1)  # type: ignore[arg-type]
 
 
 def test_an_unreachable_store_is_a_typed_error_without_the_password(redis_url: str) -> None:

@@ -138,7 +138,7 @@ def test_eight_processes_share_one_monthly_cap(sandbox: Any, store_url: str, key
         procs = [spawn(["draw", sandbox.base_url, store_url, key, str(cap), str(per_process), str(p)], env) for p in logs]
         for p in procs:
             assert p.wait(timeout=60) == 0, (p.stderr.read() if p.stderr else b"").decode()[-2000:]
-        served = client.account.information().usage.current_calls - before
+        served = client.account.information().usage.current_calls - before  # type: ignore[operator]
     ok = [e for path in logs for e in events(path, "ok")]
     refused = [e for path in logs for e in events(path, "refused")]
     assert len(ok) + len(refused) == 8 * per_process

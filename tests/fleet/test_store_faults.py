@@ -55,7 +55,7 @@ Call = Callable[[], Any]
 def _store(kind: str, url: str) -> tuple[Any, Call]:
     """A store of ``kind`` on ``url`` with small bounds, and one call of it that writes."""
     key = f"faults:{uuid.uuid4().hex}"
-    bounds = {"connect_timeout": 2.0, "statement_timeout": BOUND}
+    bounds: dict[str, Any] = {"connect_timeout": 2.0, "statement_timeout": BOUND}
     if kind == "lease":
         lease = Lease(url, key=key, ttl=30, **bounds)
         return lease, lease.acquire

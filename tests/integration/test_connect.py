@@ -130,7 +130,7 @@ def test_a_sandbox_key_gets_a_sandbox_that_accepts_it(monkeypatch: pytest.Monkey
 
 
 def test_unknown_sandbox_options_are_a_parameter_error() -> None:
-    with pytest.raises(ParameterError, match="sede"), connect(sede=4):
+    with pytest.raises(ParameterError, match="sede"), connect(sede=4):  # type: ignore[call-arg]
         pytest.fail("no client may be handed out")
 
 

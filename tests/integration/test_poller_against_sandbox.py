@@ -61,7 +61,7 @@ def test_sync_poller_delivers_every_live_post_exactly_once() -> None:
         for batch in poller:
             batches.append(batch)
             if len(batches) == 3:
-                late = sb.publish_post("NFL", text="filed early, indexed two minutes late", index_delay=120)
+                late = sb.publish_post("NFL", text="filed early, indexed two minutes late", index_delay=120)  # type: ignore[assignment]
             if sb.now() - start > timedelta(minutes=45):
                 break
         poller.close()

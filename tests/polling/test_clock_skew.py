@@ -353,7 +353,7 @@ def test_an_unjudged_watermark_is_not_saved_when_its_since_id_is_gone(
     checkpoint = MemoryCheckpoint(future)
     saved: list[PollState] = []
     original_save = checkpoint.save
-    checkpoint.save = lambda state: (saved.append(state), original_save(state))[1]  # type: ignore[method-assign]
+    checkpoint.save = lambda state: (saved.append(state), original_save(state))[1]  # type: ignore[method-assign,func-returns-value]
     poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, -TEN_MINUTES))
     with pytest.raises(CheckpointError, match="ahead of the clock"):
         next(iter(poller))
@@ -373,7 +373,7 @@ def test_a_watermark_judged_valid_is_saved_without_the_since_id_that_was_gone(
     checkpoint = MemoryCheckpoint(state)
     saved: list[PollState] = []
     original_save = checkpoint.save
-    checkpoint.save = lambda s: (saved.append(s), original_save(s))[1]  # type: ignore[method-assign]
+    checkpoint.save = lambda s: (saved.append(s), original_save(s))[1]  # type: ignore[method-assign,func-returns-value,assignment]
     poller = make_poller(client, harness, checkpoint=checkpoint, clock=skewed(harness.clock, -TEN_MINUTES))
     assert [p.id for p in next(iter(poller))] == ["p1"]
     assert saved[0] == replace(state, since_id=None, since_id_created_at=None)

@@ -59,7 +59,7 @@ def test_500_is_json_internal_error(chaotic: Sandbox) -> None:
 
 @pytest.mark.parametrize(("field", "status"), [("rate_502", 502), ("rate_504", 504)])
 def test_gateway_errors_look_like_a_proxy(chaotic: Sandbox, field: str, status: int) -> None:
-    chaotic.set_chaos(ChaosSettings(**{field: 1.0}))
+    chaotic.set_chaos(ChaosSettings(**{field: 1.0}))  # type: ignore[arg-type]
     with client_for(chaotic) as c:
         r = c.get("/posts")
     assert r.status_code == status and r.headers["content-type"].startswith("text/html")

@@ -23,7 +23,7 @@ def parse(world: World, **params: str):  # type: ignore[no-untyped-def]
     return parse_posts_query(params, world.leagues)
 
 
-def run(world: World, allowed: frozenset[str] | None = None, **params: str):  # type: ignore[no-untyped-def]
+def run(world: World, allowed: frozenset[str] | None = None, /, **params: str):  # type: ignore[no-untyped-def]
     return run_posts_query(world, parse(world, **params), NOW, allowed)
 
 

@@ -7,6 +7,7 @@ import hmac
 import json
 import threading
 import uuid
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import httpx
@@ -20,10 +21,10 @@ SECRET = "whsec_sandbox_test_secret"
 
 
 @pytest.fixture
-def hooks() -> Sandbox:
+def hooks() -> Iterator[Sandbox]:
     sb = Sandbox(seed=4, clock="manual", posts=200, time_scale=1.0, webhook_timeout=2.0)
     sb.start()
-    yield sb  # type: ignore[misc]
+    yield sb
     sb.stop()
 
 

@@ -172,7 +172,7 @@ def test_publish_refuses_derived_fields_and_naive_times() -> None:
     sb = Sandbox(seed=5, clock="manual", posts=100)
     for name in ("key", "created_us", "_wire"):
         with pytest.raises(TypeError, match=name):
-            sb.publish_post("NFL", **{name: None})
+            sb.publish_post("NFL", **{name: None})  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="timezone-aware"):
         sb.publish_post("NFL", created_at=datetime(2026, 1, 1, 12, 0))
     taken = sb.publish_post("NFL").id

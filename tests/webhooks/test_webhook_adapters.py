@@ -367,7 +367,7 @@ async def _asgi_post(app: WebhookASGIApp, body: bytes, headers: list[tuple[bytes
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    await app({"type": "http", "method": "POST", "path": "/", "headers": headers}, receive, send)
+    await app({"type": "http", "method": "POST", "path": "/", "headers": headers}, receive, send)  # type: ignore[arg-type]
     return sent[0]["status"], sent[1]["body"]
 
 

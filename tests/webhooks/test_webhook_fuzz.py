@@ -52,7 +52,7 @@ payloads = st.one_of(
     st.binary(max_size=200),
     st.text(max_size=200),
     st.binary(max_size=50).map(bytearray),
-    st.binary(max_size=50).map(memoryview),
+    st.binary(max_size=50).map(memoryview),  # type: ignore[arg-type]
     st.none(),
     st.integers(),
     json_values,

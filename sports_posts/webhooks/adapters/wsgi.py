@@ -30,7 +30,7 @@ class WebhookWSGIApp:
 
     def __init__(self, receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> None:
         self.receiver = receiver
-        self.max_body = check_max_body(max_body)
+        self.max_body: int = check_max_body(max_body)
 
     def __repr__(self) -> str:
         return f"WebhookWSGIApp({self.receiver!r})"

@@ -1,0 +1,154 @@
+"""What an editor shows a customer for the main calls, pinned with ``assert_type``.
+
+Never run: ``.ci/typecheck`` type-checks this file (``mypy --strict`` and basedpyright in
+strict mode) against the installed wheel. A type that widens to ``Any`` or keeps a type
+variable fails there.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from typing_extensions import assert_type
+
+import sports_posts
+from sports_posts import (
+    AccountInformation,
+    AsyncComplianceSweeper,
+    AsyncPage,
+    AsyncPoller,
+    AsyncSportsPosts,
+    BudgetDraw,
+    BudgetStatus,
+    CallBudget,
+    ComplianceList,
+    ComplianceSweeper,
+    FileCheckpoint,
+    IdList,
+    Poller,
+    Post,
+    RawResponse,
+    SportsPosts,
+    SweepResult,
+    SyncPage,
+    TeamList,
+)
+from sports_posts.polling import Lease, LeaseStatus
+from sports_posts.sandbox import Sandbox, connect
+from sports_posts.webhooks import (
+    BreakingNewsEvent,
+    BreakingNewsUpdateEvent,
+    InboxEntry,
+    MemoryDedupeStore,
+    RedisInbox,
+    SQLiteDedupeStore,
+    SQLiteInbox,
+    WebhookEvent,
+    construct_event,
+)
+
+
+def sync_client(client: SportsPosts) -> None:
+    page = client.posts.list(leagues="NFL", limit=10)
+    assert_type(page, SyncPage[Post])
+    assert_type(page.items, list[Post])
+    assert_type(page.next_page(), Optional[SyncPage[Post]])
+    for post in page:
+        assert_type(post, Post)
+        assert_type(post.id, str)
+    for item in page.iter_items(max_items=5):
+        assert_type(item, Post)
+    assert_type(client.posts.trending(), SyncPage[Post])
+    assert_type(client.account.information(), AccountInformation)
+    assert_type(client.account.x_ids(), ComplianceList)
+    teams = client.ids.teams("NFL")
+    assert_type(teams, TeamList)
+    ids: list[int] = [team.service_id for team in teams]
+    assert_type(ids, list[int])
+    assert_type(client.ids.list("teams", "NFL"), IdList)
+    raw = client.with_raw_response.posts.list(leagues="NFL")
+    assert_type(raw, RawResponse[SyncPage[Post]])
+    assert_type(raw.parse(), SyncPage[Post])
+    poller = client.posts.poll(leagues="NFL", checkpoint=FileCheckpoint("nfl.json"))
+    assert_type(poller, Poller)
+    for batch in poller:
+        assert_type(batch, list[Post])
+
+
+async def async_client(aclient: AsyncSportsPosts) -> None:
+    pending = aclient.posts.list(leagues="NFL")
+    assert_type(pending, AsyncPage[Post])
+    page = await pending
+    assert_type(page, AsyncPage[Post])
+    async for post in aclient.posts.list(leagues="NFL"):
+        assert_type(post, Post)
+    async for item in page.iter_items(max_items=5):
+        assert_type(item, Post)
+    assert_type(await aclient.account.information(), AccountInformation)
+    raw = await aclient.with_raw_response.posts.list(leagues="NFL")
+    assert_type(raw, RawResponse[AsyncPage[Post]])
+    poller = aclient.posts.poll(leagues="NFL")
+    assert_type(poller, AsyncPoller)
+    async for batch in poller:
+        assert_type(batch, list[Post])
+
+
+def webhooks(body: bytes, headers: dict[str, str]) -> None:
+    event = construct_event(body, headers, "whsec_example")
+    assert_type(event, WebhookEvent)
+    if event.event == "breaking_news":
+        assert_type(event, BreakingNewsEvent)
+    else:
+        assert_type(event, BreakingNewsUpdateEvent)
+    if isinstance(event, BreakingNewsUpdateEvent):
+        assert_type(event.data.event_id, str)
+    assert_type(event.delivery_id, Optional[str])
+
+
+def stores(path: str) -> None:
+    memory = MemoryDedupeStore()
+    assert_type(memory.claim("k"), bool)
+    assert_type(memory.complete("k"), None)
+    sqlite = SQLiteDedupeStore(path)
+    assert_type(sqlite.claim("k"), bool)
+    inbox = SQLiteInbox(path)
+    assert_type(inbox.put("k", b"{}"), bool)
+    entries = inbox.take_due()
+    assert_type(entries, list[InboxEntry])
+    for entry in entries:
+        inbox.mark_done(entry)
+    assert_type(inbox.counts(), dict[str, int])
+    redis_inbox = RedisInbox("redis://127.0.0.1:6379/0")
+    assert_type(redis_inbox.take_due(), list[InboxEntry])
+
+
+def fleet(url: str) -> None:
+    budget = CallBudget(url, per_minute=60)
+    assert_type(budget.try_acquire(), BudgetDraw)
+    assert_type(budget.status(), BudgetStatus)
+    lease = Lease(url, key="nfl")
+    assert_type(lease.acquire(), Optional[int])
+    assert_type(lease.status(), LeaseStatus)
+
+
+def sandbox() -> None:
+    with Sandbox(seed=7) as sb:
+        assert_type(sb, Sandbox)
+        assert_type(sb.base_url, str)
+        assert_type(sb.api_key, str)
+        client = SportsPosts(api_key=sb.api_key, base_url=sb.base_url)
+        assert_type(client.posts.list(), SyncPage[Post])
+
+
+def compliance(client: SportsPosts, aclient: AsyncSportsPosts) -> None:
+    sweeper = ComplianceSweeper(client, delete=print)
+    assert_type(sweeper.sweep(), SweepResult)
+    assert_type(AsyncComplianceSweeper(aclient, delete=print), AsyncComplianceSweeper)
+    assert_type(client.account.compliance_sweeper(delete=print), ComplianceSweeper)
+
+
+def refusals(client: SportsPosts) -> None:
+    # mypy --strict warns about an unused ignore: each line below must stay an error
+    sports_posts.SportsPost  # type: ignore[attr-defined]  # noqa: B018  # a typo, not Any
+    client.posts.list(leagus="NFL")  # type: ignore[call-arg]  # options are a TypedDict
+    connect(sede=4)  # type: ignore[call-arg]

@@ -1,0 +1,33 @@
+"""What .ci/typecheck hands the type checkers: every example, the assert_type file, and
+every runnable Python block of the docs, each test file with the modules it imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.docs.snippets import ROOT
+
+from .customer_files import write
+
+
+def test_every_example_and_block_is_written_once_and_parses(tmp_path: Path) -> None:
+    written = write(tmp_path)
+    examples = {path.name for path in (ROOT / "examples").glob("*.py")}
+    assert examples | {"customer_view.py"} == set(written["code"])
+    assert len(written["snippets"]) > 20 and written["tests"]
+    for kind, names in written.items():
+        for name in names:
+            ast.parse((tmp_path / kind / name).read_text(encoding="utf-8"), name)
+
+
+def test_a_test_file_finds_the_page_modules_it_imports(tmp_path: Path) -> None:
+    written = write(tmp_path)
+    beside = set(written["tests"])
+    for name in written["tests"]:
+        tree = ast.parse((tmp_path / "tests" / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                top = node.module.split(".")[0]
+                if (ROOT / "docs" / f"{top}.py").exists() or f"{top}.py" in written["snippets"]:
+                    assert f"{top}.py" in beside, (name, top)
