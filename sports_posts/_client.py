@@ -42,7 +42,7 @@ from ._http import (
 from ._request import APICall
 from ._steps import Done, advance
 from ._stores.errors import CoordinationError
-from ._telemetry import traced_flow
+from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 
 if TYPE_CHECKING:
@@ -354,12 +354,16 @@ class SportsPosts(_ClientBase[Client]):
         flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
-        while not isinstance(step, Done):
-            if isinstance(step, float):
-                _sleep(step)
-                step = advance(flow, None)
-            else:
-                step = advance(flow, self._send(step, budget))
+        try:
+            while not isinstance(step, Done):
+                if isinstance(step, float):
+                    _sleep(step)
+                    step = advance(flow, None)
+                else:
+                    step = advance(flow, self._send(step, budget))
+        except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
+            interrupted(flow, exc)
+            raise
         return step.value
 
     def _request(self, call: APICall[T]) -> T:
@@ -509,12 +513,16 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
-        while not isinstance(step, Done):
-            if isinstance(step, float):
-                await _async_sleep(step)
-                step = advance(flow, None)
-            else:
-                step = advance(flow, await self._send(step, budget))
+        try:
+            while not isinstance(step, Done):
+                if isinstance(step, float):
+                    await _async_sleep(step)
+                    step = advance(flow, None)
+                else:
+                    step = advance(flow, await self._send(step, budget))
+        except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
+            interrupted(flow, exc)
+            raise
         return step.value
 
     async def _request(self, call: APICall[T]) -> T:

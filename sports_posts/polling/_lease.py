@@ -198,13 +198,13 @@ class Lease:
         else:
             value = 0 if reply is None else int(reply[0])
         if which == "acquire":
-            _telemetry.lease_taken(self.key, self.token, value)
-            self.token = value or None
+            before, self.token = self.token, value or None  # known before any hook runs
+            _telemetry.lease_taken(self.key, before, value)
             return self.token
         if which == "renew":
             if not value:
-                _telemetry.lease_changed(self.key, "lost")
                 self.token = None
+                _telemetry.lease_changed(self.key, "lost")
             return bool(value)
         self.token = None
         return None
