@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from ._cli_common import _positive_int
+from ._cli_common import _json_line, _line, _positive_int
 from ._errors import SportsPostsError
 
 __all__ = ["add_commands"]
@@ -25,7 +24,7 @@ Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _dump(value: Any, out: TextIO) -> None:
-    print(json.dumps(value, sort_keys=True, default=str), file=out)
+    _json_line(out, value)
 
 
 # -- compliance ---------------------------------------------------------------------------
@@ -51,7 +50,7 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
     else:
         def delete(post_id: str) -> None:
             if not args.json:
-                print(post_id, file=out)
+                _line(out, post_id)  # one line, escaped: an id never prints a second record
                 out.flush()  # printed is handled: a closed pipe must fail here, unmarked
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
@@ -132,7 +131,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 _dump(entries, out)
             else:
                 for e in entries:
-                    print(f"{e['key']}\t{e['attempts']} attempts\t{e['last_error'] or ''}", file=out)
+                    _line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
                 print(f"sports-posts: {len(entries)} dead letters", file=err)
             return 0
         if action == "requeue":
@@ -145,7 +144,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        "not_dead": [k for k, ok in done.items() if not ok]}, out)
             else:
                 for key, ok in done.items():
-                    print(f"{key}\t{'requeued' if ok else 'not dead: left as it is'}", file=out)
+                    _line(out, key, "requeued" if ok else "not dead: left as it is")
             return 0 if all(done.values()) else 1
         # purge-dead
         if not args.force:
@@ -180,7 +179,8 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         def bound(value: Any) -> str:
             return "-" if value is None else str(value)
 
-        print(f"key         {args.key}\nmonth       {status.month}", file=out)
+        _line(out, f"key         {args.key}")
+        _line(out, f"month       {status.month}")
         print(f"minute      used {status.minute_used}, left {bound(status.minute_left)} "
               f"of {bound(status.per_minute)}", file=out)
         print(f"month       used {status.month_used}, left {bound(status.month_left)} "
@@ -208,8 +208,9 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _dump({**dataclasses.asdict(before), **({} if released is None else {"released": released})}, out)
     else:
         expires = "-" if before.expires_in is None else f"in {before.expires_in:.1f} s"
-        print(f"key         {before.key}\nholder      {before.holder or '(free)'}\n"
-              f"token       {before.token}\nexpires     {expires}", file=out)
+        for label, value in (("key", before.key), ("holder", before.holder or "(free)"),
+                             ("token", before.token), ("expires", expires)):
+            _line(out, f"{label:<11} {value}")
         if released is not None:
             print("released: the next holder gets a higher token" if released else "it was not held", file=out)
     return 0

@@ -241,7 +241,7 @@ class Lease:
 
     def _status(self, reply: Any) -> LeaseStatus:
         if self._runner.engine == "redis":
-            holder = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+            holder = reply[0].decode("utf-8", "replace") if isinstance(reply[0], bytes) else str(reply[0])
             pttl = int(reply[1])
             free = not holder or pttl < 0
             return LeaseStatus(self.key, None if free else holder, int(reply[2]),
