@@ -90,6 +90,39 @@ def _timeout(text: str) -> float:
     return value
 
 
+def _path(text: str) -> str:
+    """A file path or store URL argument: an empty one is refused (``""`` would name the
+    current directory, or an SQLite database in memory), never taken as a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: name a file")
+    return text
+
+
+def _read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
+    """A short text file as editors write it: UTF-8 with or without a byte-order mark
+    (Notepad), UTF-16 with one, CRLF or LF line ends, a trailing newline; surrounding
+    whitespace removed. A ``SportsPostsError`` naming ``option`` for a file it cannot read,
+    a file that is not text, or one that holds nothing."""
+    from ._errors import SportsPostsError
+
+    try:
+        with open(path, "rb") as file:
+            data = file.read(limit)
+    except OSError as exc:
+        raise SportsPostsError(f"{option} {_safe(path)}: {exc.strerror or 'cannot be read'}") from None
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SportsPostsError(f"{option} {_safe(path)}: not a UTF-8 text file") from None
+    text = text.strip()
+    if not text:
+        raise SportsPostsError(f"{option} {_safe(path)} is empty")
+    return text
+
+
 # Text from outside (the service, a store, a file) reaches a terminal escaped: C0 and C1
 # controls (ESC sequences clear the screen or write the clipboard, BEL rings, backspace hides
 # text, a newline starts a record no one listed), DEL, line and paragraph separators, the

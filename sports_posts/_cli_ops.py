@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from ._cli_common import _json_line, _line, _positive_int
+from ._cli_common import _json_line, _line, _path, _positive_int
 from ._errors import SportsPostsError
 
 __all__ = ["add_commands"]
@@ -230,7 +230,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         "(run once per id, the id as its last argument; a failure stops the sweep and that id is "
         "tried again next time), or print it on stdout, one per line (printed counts as handled). "
         "--checkpoint remembers what was handled across runs; run it daily (from cron or a timer).")
-    c.add_argument("--checkpoint", default=None, help="a file that keeps the handled ids across runs")
+    c.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the handled ids across runs")
     c.add_argument("--command", dest="command_line", metavar="CMD", default=None,
                    help="run CMD ID for each id to delete (no shell); non-zero exit stops the sweep")
     c.add_argument("--command-timeout", type=float, default=60.0,
@@ -249,7 +249,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
                        ("requeue", "give dead letters a fresh set of attempts"),
                        ("purge-dead", "delete every dead letter (with --force)")):
         c = isub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", help=url_help)
+        c.add_argument("url", metavar="URL", type=_path, help=url_help)
         c.add_argument("--prefix", default=None, help="a Redis inbox's key prefix, if not the default")
         if name == "requeue":
             c.add_argument("keys", nargs="*", metavar="KEY", help="the dead letters to requeue")
@@ -261,7 +261,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     p = sub.add_parser("budget", help="a CallBudget's use, drawing nothing")
     bsub = p.add_subparsers(dest="budget_command", required=True)
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
-    c.add_argument("url", metavar="URL", help="the store: redis://... or postgresql://...")
+    c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
     c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
@@ -272,7 +272,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     for name, text in (("status", "holder, fencing token, expiry"),
                        ("release", "free the lease whoever holds it (with --force)")):
         c = lsub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", help="the store: redis://... or postgresql://...")
+        c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
         c.add_argument("key", metavar="KEY", help="the lease's key (the checkpoint's key)")
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")
