@@ -39,6 +39,7 @@ from ._http import (
     default_stack,
     stack_of,
 )
+from ._redact import watch_key
 from ._request import APICall
 from ._steps import Done, advance
 from ._stores.errors import CoordinationError
@@ -165,6 +166,7 @@ class _ClientBase(Generic[H]):
         self._calls = CallCounter()
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else self._own_pool()
+        watch_key(self, self._config.api_key)  # out of httpx's and httpcore's log records too
 
     def _own_pool(self) -> H:
         raise NotImplementedError
@@ -177,6 +179,7 @@ class _ClientBase(Generic[H]):
         clone._http = self._http
         clone._owns_http = False
         clone._raw = raw
+        watch_key(clone, config.api_key)  # a copy may outlive the client it came from
         return clone
 
     def with_options(
