@@ -8,7 +8,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 import pytest
@@ -93,7 +93,7 @@ def provider_with(processor: SpanProcessor) -> TracerProvider:
     return provider
 
 
-BROKEN = {
+BROKEN: dict[str, Callable[[], tuple[Any, Any]]] = {
     "on_end raises": lambda: (provider_with(RaisingProcessor("end")), None),
     "on_start raises": lambda: (provider_with(RaisingProcessor("start")), None),
     "get_tracer raises": lambda: (RaisingTracerProvider(), None),
@@ -199,7 +199,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> InMemorySpanExporter:
 def ended_error(exporter: InMemorySpanExporter, error_type: str) -> Any:
     (span,) = exporter.get_finished_spans()
     assert span.status.status_code is StatusCode.ERROR
-    assert span.attributes["error.type"] == error_type
+    assert span.attributes is not None and span.attributes["error.type"] == error_type
     return span
 
 
