@@ -4,6 +4,7 @@ libraries' own log records, which are written before the SDK sees an answer."""
 
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 import weakref
@@ -119,6 +120,7 @@ made on that logger, not those of its children."""
 
 _live: dict[str, int] = {}  # the key of each live client, with how many clients hold it
 _secrets: tuple[str, ...] = ()  # what the filter looks for: each live key, and lower-cased
+_released: collections.deque[str] = collections.deque()  # keys of clients collected since
 _lock = threading.Lock()
 
 
@@ -160,20 +162,30 @@ def _install() -> None:
     _installed = True
 
 
-def _rebuild() -> None:
+def _settle() -> None:
+    """Count the released keys out and rebuild what the filter looks for (lock held)."""
     global _secrets
-    keys = set(_live)
-    _secrets = tuple(sorted(keys | {k.lower() for k in keys}, key=len, reverse=True))
-
-
-def _forget(key: str) -> None:
-    with _lock:
+    while _released:
+        key = _released.popleft()
         left = _live.get(key, 0) - 1
         if left > 0:
             _live[key] = left
         else:
             _live.pop(key, None)
-        _rebuild()
+    keys = set(_live)
+    _secrets = tuple(sorted(keys | {k.lower() for k in keys}, key=len, reverse=True))
+
+
+def _forget(key: str) -> None:
+    """A client holding ``key`` was collected. It may run inside the garbage collector while
+    this very thread holds the lock (in ``watch_key``), so it never waits for it: the key is
+    queued, and counted out now if the lock is free, else by its holder or the next client."""
+    _released.append(key)
+    if _lock.acquire(blocking=False):
+        try:
+            _settle()
+        finally:
+            _lock.release()
 
 
 def watch_key(client: Any, key: str) -> None:
@@ -184,5 +196,5 @@ def watch_key(client: Any, key: str) -> None:
         if not _installed:
             _install()
         _live[key] = _live.get(key, 0) + 1
-        _rebuild()
+        _settle()
     weakref.finalize(client, _forget, key)

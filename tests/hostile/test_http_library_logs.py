@@ -125,3 +125,33 @@ def test_a_key_is_redacted_for_as_long_as_a_client_or_a_copy_holds_it() -> None:
     del copy
     gc.collect()
     assert key not in _redact._secrets
+
+
+def test_a_client_collected_while_the_registry_is_busy_never_blocks() -> None:
+    """The collector may finalize a client inside ``watch_key`` on the same thread (the lock
+    held): forgetting its key must not wait for that lock."""
+    import threading
+
+    class Holder:
+        pass
+
+    key = "sk_live_COLLECTED_5f6e7d8c9b"
+    holder: Any = Holder()
+    _redact.watch_key(holder, key)
+    assert key in _redact._secrets
+
+    def collect_with_the_lock_held() -> None:
+        nonlocal holder
+        with _redact._lock:
+            holder = None  # the finalizer runs here, on this thread
+            gc.collect()
+
+    thread = threading.Thread(target=collect_with_the_lock_held, daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "forgetting a key waited for the lock its own thread holds"
+    other = Holder()
+    _redact.watch_key(other, "sk_live_ANOTHER_1a2b3c4d5e")  # the next client counts it out
+    assert key not in _redact._secrets
+    del other
+    gc.collect()
