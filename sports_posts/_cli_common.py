@@ -90,16 +90,75 @@ def _timeout(text: str) -> float:
     return value
 
 
-# Text from the service reaches a terminal escaped: C0 and C1 controls (ESC sequences clear
-# the screen or write the clipboard, BEL rings, backspace hides text), DEL, line and
-# paragraph separators, and the bidirectional overrides that reorder what is shown.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+def _path(text: str) -> str:
+    """A file path or store URL argument: an empty one is refused (``""`` would name the
+    current directory, or an SQLite database in memory), never taken as a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: name a file")
+    return text
 
 
-def _safe(text: str) -> str:
+def _read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
+    """A short text file as editors write it: UTF-8 with or without a byte-order mark
+    (Notepad), UTF-16 with one, CRLF or LF line ends, a trailing newline; surrounding
+    whitespace removed. A ``SportsPostsError`` naming ``option`` for a file it cannot read,
+    a file that is not text, or one that holds nothing."""
+    from ._errors import SportsPostsError
+
+    try:
+        with open(path, "rb") as file:
+            data = file.read(limit)
+    except OSError as exc:
+        raise SportsPostsError(f"{option} {_safe(path)}: {exc.strerror or 'cannot be read'}") from None
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SportsPostsError(f"{option} {_safe(path)}: not a UTF-8 text file") from None
+    text = text.strip()
+    if not text:
+        raise SportsPostsError(f"{option} {_safe(path)} is empty")
+    return text
+
+
+# Text from outside (the service, a store, a file) reaches a terminal escaped: C0 and C1
+# controls (ESC sequences clear the screen or write the clipboard, BEL rings, backspace hides
+# text, a newline starts a record no one listed), DEL, line and paragraph separators, the
+# bidirectional overrides that reorder what is shown, and lone surrogates (bytes that were
+# not UTF-8), which no terminal or pipe can encode.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _safe(text: Any) -> str:
     """``text`` with every control character written as ``\\uXXXX``: visible on a
-    terminal, and still the same string inside a JSON line."""
+    terminal, one line whatever it holds, and still the same string inside a JSON line.
+    Bytes are decoded, each byte that is not UTF-8 shown as ``\\xNN``."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        text = bytes(text).decode("utf-8", "backslashreplace")
+    elif not isinstance(text, str):
+        text = str(text)
     return _UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def _line(out: TextIO, *fields: Any) -> None:
+    """The CLI's one way to print a record from outside: one line, each field escaped
+    (``_safe``), fields separated by a tab (a tab inside a field is escaped too)."""
+    print("\t".join(_safe(field) for field in fields), file=out)
+
+
+def _json_line(out: TextIO, value: Any) -> None:
+    """``value`` as one line of JSON, valid whatever the bytes it holds: controls, separators
+    and undecodable bytes escaped (bytes values decoded as ``_safe`` shows them)."""
+    import json
+
+    def fallback(item: Any) -> Any:
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            return bytes(item).decode("utf-8", "backslashreplace")
+        return str(item)
+
+    print(_safe(json.dumps(value, sort_keys=True, default=fallback, ensure_ascii=False)), file=out)
 
 
 def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
@@ -147,7 +206,7 @@ def _connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
         warnings.simplefilter("always")
         target = choose_target(True if args.sandbox or getattr(args, "sandbox_first", False) else None)
     for warning in caught:
-        print(f"sports-posts: warning: {warning.message}", file=err)
+        print(f"sports-posts: warning: {_safe(warning.message)}", file=err)
     timeouts: dict[str, Any] = {}
     if getattr(args, "timeout", None) is not None:
         timeouts = {"timeout": args.timeout, "total_timeout": args.timeout}

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from ._cli_common import _positive_int
+from ._cli_common import _json_line, _line, _path, _positive_int
 from ._errors import SportsPostsError
 
 __all__ = ["add_commands"]
@@ -25,7 +24,7 @@ Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _dump(value: Any, out: TextIO) -> None:
-    print(json.dumps(value, sort_keys=True, default=str), file=out)
+    _json_line(out, value)
 
 
 # -- compliance ---------------------------------------------------------------------------
@@ -51,7 +50,7 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
     else:
         def delete(post_id: str) -> None:
             if not args.json:
-                print(post_id, file=out)
+                _line(out, post_id)  # one line, escaped: an id never prints a second record
                 out.flush()  # printed is handled: a closed pipe must fail here, unmarked
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
@@ -132,7 +131,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 _dump(entries, out)
             else:
                 for e in entries:
-                    print(f"{e['key']}\t{e['attempts']} attempts\t{e['last_error'] or ''}", file=out)
+                    _line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
                 print(f"sports-posts: {len(entries)} dead letters", file=err)
             return 0
         if action == "requeue":
@@ -145,7 +144,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        "not_dead": [k for k, ok in done.items() if not ok]}, out)
             else:
                 for key, ok in done.items():
-                    print(f"{key}\t{'requeued' if ok else 'not dead: left as it is'}", file=out)
+                    _line(out, key, "requeued" if ok else "not dead: left as it is")
             return 0 if all(done.values()) else 1
         # purge-dead
         if not args.force:
@@ -180,7 +179,8 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         def bound(value: Any) -> str:
             return "-" if value is None else str(value)
 
-        print(f"key         {args.key}\nmonth       {status.month}", file=out)
+        _line(out, f"key         {args.key}")
+        _line(out, f"month       {status.month}")
         print(f"minute      used {status.minute_used}, left {bound(status.minute_left)} "
               f"of {bound(status.per_minute)}", file=out)
         print(f"month       used {status.month_used}, left {bound(status.month_left)} "
@@ -208,8 +208,9 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _dump({**dataclasses.asdict(before), **({} if released is None else {"released": released})}, out)
     else:
         expires = "-" if before.expires_in is None else f"in {before.expires_in:.1f} s"
-        print(f"key         {before.key}\nholder      {before.holder or '(free)'}\n"
-              f"token       {before.token}\nexpires     {expires}", file=out)
+        for label, value in (("key", before.key), ("holder", before.holder or "(free)"),
+                             ("token", before.token), ("expires", expires)):
+            _line(out, f"{label:<11} {value}")
         if released is not None:
             print("released: the next holder gets a higher token" if released else "it was not held", file=out)
     return 0
@@ -229,7 +230,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         "(run once per id, the id as its last argument; a failure stops the sweep and that id is "
         "tried again next time), or print it on stdout, one per line (printed counts as handled). "
         "--checkpoint remembers what was handled across runs; run it daily (from cron or a timer).")
-    c.add_argument("--checkpoint", default=None, help="a file that keeps the handled ids across runs")
+    c.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the handled ids across runs")
     c.add_argument("--command", dest="command_line", metavar="CMD", default=None,
                    help="run CMD ID for each id to delete (no shell); non-zero exit stops the sweep")
     c.add_argument("--command-timeout", type=float, default=60.0,
@@ -248,7 +249,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
                        ("requeue", "give dead letters a fresh set of attempts"),
                        ("purge-dead", "delete every dead letter (with --force)")):
         c = isub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", help=url_help)
+        c.add_argument("url", metavar="URL", type=_path, help=url_help)
         c.add_argument("--prefix", default=None, help="a Redis inbox's key prefix, if not the default")
         if name == "requeue":
             c.add_argument("keys", nargs="*", metavar="KEY", help="the dead letters to requeue")
@@ -260,7 +261,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     p = sub.add_parser("budget", help="a CallBudget's use, drawing nothing")
     bsub = p.add_subparsers(dest="budget_command", required=True)
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
-    c.add_argument("url", metavar="URL", help="the store: redis://... or postgresql://...")
+    c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
     c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
@@ -271,7 +272,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     for name, text in (("status", "holder, fencing token, expiry"),
                        ("release", "free the lease whoever holds it (with --force)")):
         c = lsub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", help="the store: redis://... or postgresql://...")
+        c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
         c.add_argument("key", metavar="KEY", help="the lease's key (the checkpoint's key)")
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")

@@ -15,6 +15,7 @@ from ._cli_common import (
     _connect,
     _filters,
     _page_size,
+    _path,
     _positive_int,
     _print_posts,
     _stop_on_sigterm,
@@ -209,7 +210,7 @@ def add_poll_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], s
                    help="stop before the account's calls this billing cycle pass N (default: 200 on "
                         "the free plan, none on a paid plan)")
     p.add_argument("--page-size", type=_page_size, default=None, help=f"posts per call, 1-{MAX_PAGE_SIZE}")
-    p.add_argument("--checkpoint", default=None, help="a file that keeps the position across restarts")
+    p.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the position across restarts")
     p.add_argument("--max-batches", type=_positive_int, default=None, help="stop after this many batches")
     p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_poll)

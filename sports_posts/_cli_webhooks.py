@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
-from ._cli_common import _header_names, _port, _safe
+from ._cli_common import _header_names, _path, _port, _read_text_file, _safe
 from ._errors import SportsPostsError
 from ._format import cell, one_line
 from ._webhook_headers import WebhookHeaders
@@ -23,15 +23,11 @@ def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
         print("sports-posts: warning: --secret is deprecated: the command line is visible to every user "
               "of the machine (ps); use --secret-file PATH or SPORTS_POSTS_WEBHOOK_SECRET", file=err)
     if args.secret_file is not None:
-        try:
-            with open(args.secret_file, encoding="utf-8") as file:
-                from_file = file.read(64 * 1024).strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a UTF-8 text file"
-            raise SportsPostsError(f"--secret-file {_safe(args.secret_file)}: {reason}") from None
-        if not from_file:
-            raise SportsPostsError(f"--secret-file {_safe(args.secret_file)} is empty")
-        return from_file
+        secret_text = _read_text_file(args.secret_file, "--secret-file")
+        if "\n" in secret_text or "\r" in secret_text:
+            raise SportsPostsError(f"--secret-file {_safe(args.secret_file)} holds more than one line: "
+                                   "keep only the signing secret in it")
+        return secret_text
     secret = args.secret or os.environ.get("SPORTS_POSTS_WEBHOOK_SECRET")
     if not secret:
         raise SportsPostsError("no signing secret: pass --secret-file PATH or set SPORTS_POSTS_WEBHOOK_SECRET")
@@ -123,7 +119,7 @@ _HEADER_PREFIX_HELP = ("read PREFIX-Signature and PREFIX-Delivery instead of X-S
 
 
 def _add_secret_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--secret-file", metavar="PATH", default=None,
+    parser.add_argument("--secret-file", metavar="PATH", type=_path, default=None,
                         help="file holding the signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
     parser.add_argument("--secret", default=None, metavar="SECRET",
                         help="deprecated: the signing secret itself, which ps shows to every user; "
@@ -137,7 +133,7 @@ def add_webhooks_command(sub: argparse._SubParsersAction[argparse.ArgumentParser
     w = wsub.add_parser("verify", help="check a saved body against its X-Service-Signature",
                         description="Check a saved body against its signature, then its sent_at against "
                         "the replay window a receiver applies.")
-    w.add_argument("body", help="file with the raw body, or - for stdin")
+    w.add_argument("body", type=_path, help="file with the raw body, or - for stdin")
     w.add_argument("--signature", required=True, help="the X-Service-Signature value")
     _add_secret_options(w)
     w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)

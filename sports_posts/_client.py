@@ -39,10 +39,11 @@ from ._http import (
     default_stack,
     stack_of,
 )
+from ._redact import watch_key
 from ._request import APICall
 from ._steps import Done, advance
 from ._stores.errors import CoordinationError
-from ._telemetry import traced_flow
+from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 
 if TYPE_CHECKING:
@@ -165,6 +166,7 @@ class _ClientBase(Generic[H]):
         self._calls = CallCounter()
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else self._own_pool()
+        watch_key(self, self._config.api_key)  # out of httpx's and httpcore's log records too
 
     def _own_pool(self) -> H:
         raise NotImplementedError
@@ -177,6 +179,7 @@ class _ClientBase(Generic[H]):
         clone._http = self._http
         clone._owns_http = False
         clone._raw = raw
+        watch_key(clone, config.api_key)  # a copy may outlive the client it came from
         return clone
 
     def with_options(
@@ -354,12 +357,16 @@ class SportsPosts(_ClientBase[Client]):
         flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
-        while not isinstance(step, Done):
-            if isinstance(step, float):
-                _sleep(step)
-                step = advance(flow, None)
-            else:
-                step = advance(flow, self._send(step, budget))
+        try:
+            while not isinstance(step, Done):
+                if isinstance(step, float):
+                    _sleep(step)
+                    step = advance(flow, None)
+                else:
+                    step = advance(flow, self._send(step, budget))
+        except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
+            interrupted(flow, exc)
+            raise
         return step.value
 
     def _request(self, call: APICall[T]) -> T:
@@ -509,12 +516,16 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
         flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
-        while not isinstance(step, Done):
-            if isinstance(step, float):
-                await _async_sleep(step)
-                step = advance(flow, None)
-            else:
-                step = advance(flow, await self._send(step, budget))
+        try:
+            while not isinstance(step, Done):
+                if isinstance(step, float):
+                    await _async_sleep(step)
+                    step = advance(flow, None)
+                else:
+                    step = advance(flow, await self._send(step, budget))
+        except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
+            interrupted(flow, exc)
+            raise
         return step.value
 
     async def _request(self, call: APICall[T]) -> T:

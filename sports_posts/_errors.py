@@ -3,6 +3,11 @@
 Every error the SDK raises is a ``SportsPostsError``, so ``except SportsPostsError``
 is always enough; no raw ``KeyError``, ``JSONDecodeError`` or pydantic error escapes.
 Messages never carry the API key or a signing secret.
+
+Every error crosses a process boundary (pickle: ``multiprocessing``, ``ProcessPoolExecutor``,
+Celery, RQ) as the same class with the same message and attributes, whatever its
+constructor takes; the HTTP request and response it holds stay behind (``None`` on the
+other side: the request carries the key in its headers).
 """
 
 from __future__ import annotations
@@ -40,8 +45,31 @@ __all__ = [
 ]
 
 
+_LEFT_BEHIND = frozenset({"request", "response"})
+"""Attributes an error does not pickle: live HTTP objects, and the request holds the key."""
+
+
+def _rebuilt(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+    """An error of ``cls`` with ``args`` and ``state``, made without calling its constructor
+    (whose keyword-only arguments pickle's default cannot pass)."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+def reduce_error(error: BaseException) -> tuple[Any, ...]:
+    """``__reduce__`` of an exception with any constructor: its class, ``args`` and
+    attributes, without the request and response objects."""
+    state = {k: (None if k in _LEFT_BEHIND else v) for k, v in vars(error).items()}
+    return _rebuilt, (type(error), tuple(error.args), state)
+
+
 class SportsPostsError(Exception):
     """Base class of every error raised by ``sports_posts``."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_error(self)
 
 
 class InvalidRequestError(SportsPostsError):

@@ -1,14 +1,29 @@
 """Secrets out of everything the SDK keeps: the API key is replaced wherever a request,
-an answer's headers or body, or an error's text would hold it."""
+an answer's headers or body, or an error's text would hold it; and out of the HTTP
+libraries' own log records, which are written before the SDK sees an answer."""
 
 from __future__ import annotations
 
+import collections
+import logging
+import threading
+import weakref
 from collections.abc import Mapping
-from typing import Optional
+from typing import Any, Optional
 
 from ._http import Request, Response
 
-__all__ = ["REDACTED", "Keeper", "kept_request", "kept_response", "redact", "redact_body", "redacted_headers"]
+__all__ = [
+    "HTTP_LOGGERS",
+    "REDACTED",
+    "Keeper",
+    "kept_request",
+    "kept_response",
+    "redact",
+    "redact_body",
+    "redacted_headers",
+    "watch_key",
+]
 
 REDACTED = "<redacted>"
 
@@ -90,3 +105,96 @@ def kept_response(response: Response, body: bytes, request: Request, secret: str
     if isinstance(reason, bytes) and secret:  # the status line's text: str(exc) and logs quote it
         extensions["reason_phrase"] = reason.replace(secret.encode("ascii"), REDACTED.encode("ascii"))
     return Response(response.status_code, headers=headers, content=body, request=request, extensions=extensions)
+
+
+# -- the HTTP libraries' log records -----------------------------------------------------------
+
+_LIBRARIES = ("httpx", "httpx2", "httpcore", "httpcore2")
+_CORE_PARTS = ("connection", "connection_pool", "http11", "http2", "proxy", "socks")
+HTTP_LOGGERS: tuple[str, ...] = (
+    "httpx", "httpx2",
+    *(f"{core}{part}" for core in ("httpcore", "httpcore2") for part in ("", *(f".{p}" for p in _CORE_PARTS))),
+)
+"""The loggers of both HTTP stacks, each by name: a logger's filter sees only the records
+made on that logger, not those of its children."""
+
+_live: dict[str, int] = {}  # the key of each live client, with how many clients hold it
+_secrets: tuple[str, ...] = ()  # what the filter looks for: each live key, and lower-cased
+_released: collections.deque[str] = collections.deque()  # keys of clients collected since
+_lock = threading.Lock()
+
+
+class _KeyFilter(logging.Filter):
+    """Replaces the keys of live clients in a record of the HTTP libraries' loggers (a key a
+    server echoed in a reason phrase or a header); other records are never given to it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = _secrets
+        if not secrets:
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a record that does not format: the handler reports it as usual
+            return True
+        found = False
+        for secret in secrets:
+            if secret in message:
+                message = message.replace(secret, REDACTED)
+                found = True
+        if found:
+            record.msg, record.args = message, None
+        return True
+
+
+_FILTER = _KeyFilter()
+_installed = False
+
+
+def _install() -> None:
+    """Put the filter on every logger of both stacks, those named above and any child of
+    theirs that exists already."""
+    global _installed
+    names = set(HTTP_LOGGERS)
+    names.update(name for name in list(logging.root.manager.loggerDict)
+                 if name.split(".", 1)[0] in _LIBRARIES)
+    for name in names:
+        logging.getLogger(name).addFilter(_FILTER)  # once: addFilter ignores a filter it has
+    _installed = True
+
+
+def _settle() -> None:
+    """Count the released keys out and rebuild what the filter looks for (lock held)."""
+    global _secrets
+    while _released:
+        key = _released.popleft()
+        left = _live.get(key, 0) - 1
+        if left > 0:
+            _live[key] = left
+        else:
+            _live.pop(key, None)
+    keys = set(_live)
+    _secrets = tuple(sorted(keys | {k.lower() for k in keys}, key=len, reverse=True))
+
+
+def _forget(key: str) -> None:
+    """A client holding ``key`` was collected. It may run inside the garbage collector while
+    this very thread holds the lock (in ``watch_key``), so it never waits for it: the key is
+    queued, and counted out now if the lock is free, else by its holder or the next client."""
+    _released.append(key)
+    if _lock.acquire(blocking=False):
+        try:
+            _settle()
+        finally:
+            _lock.release()
+
+
+def watch_key(client: Any, key: str) -> None:
+    """Redact ``key`` from the HTTP libraries' log records for as long as ``client`` lives."""
+    if not key:
+        return
+    with _lock:
+        if not _installed:
+            _install()
+        _live[key] = _live.get(key, 0) + 1
+        _settle()
+    weakref.finalize(client, _forget, key)

@@ -8,6 +8,12 @@ application configures OpenTelemetry. Every hook is one line in the code it obse
 Attribute names follow OpenTelemetry's HTTP and messaging semantic conventions where one
 applies; the SDK's own are under ``sports_posts.``. No attribute ever holds the API key,
 a signing secret, a request's headers or a body.
+
+Telemetry observes and never decides: every call into OpenTelemetry is guarded, so a
+raising span processor, tracer provider or meter changes no outcome (an API call still
+returns, a refusal is still its own error, a lease is still known to its holder). A
+failure is logged as a warning at most once per hook every ``_REPORT_EVERY`` seconds and
+otherwise swallowed. The SDK changes its own state before any hook runs.
 """
 
 from __future__ import annotations
@@ -48,6 +54,106 @@ _inboxes: weakref.WeakSet[Any] = weakref.WeakSet()
 _call_span: Any = None  # a ContextVar of the call span in flight (for a budget refusal)
 
 
+_REPORT_EVERY = 300.0  # seconds between two warnings of the same failing hook
+_reported: dict[str, float] = {}
+
+
+def _failed(where: str) -> None:
+    """Report a failure of telemetry in ``where`` (inside an ``except``): a warning at most
+    once per ``_REPORT_EVERY`` seconds per hook, a debug line otherwise; never raises."""
+    try:
+        now = time.monotonic()
+        last = _reported.get(where)
+        if last is not None and now - last < _REPORT_EVERY:
+            log.debug("telemetry failed in %s (reported already)", where, exc_info=True)
+            return
+        _reported[where] = now
+        log.warning("telemetry failed in %s; the SDK goes on without it (reported once every %d s)",
+                    where, int(_REPORT_EVERY), exc_info=True)
+    except Exception:  # pragma: no cover - a logging handler that raises: nothing left to tell
+        pass
+
+
+def _guarded(where: str) -> Callable[[F], F]:
+    """A hook that swallows (and reports) any failure of the telemetry it runs."""
+    import functools
+
+    def decorate(hook: F) -> F:
+        @functools.wraps(hook)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return hook(*args, **kwargs)
+            except Exception:
+                _failed(where)
+                return None
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def error_type(exc: BaseException) -> str:
+    """``error.type`` of an exception: the SDK's errors and builtins by their name, any other
+    by its qualified name (``asyncio.exceptions.CancelledError``)."""
+    cls = type(exc)
+    module = getattr(cls, "__module__", "") or ""
+    name = getattr(cls, "__qualname__", cls.__name__)
+    if module == "builtins" or module == "sports_posts" or module.startswith("sports_posts."):
+        return str(name)
+    return f"{module}.{name}"
+
+
+class _Span:
+    """A span whose every method is guarded: a raising processor or exporter (``on_end``)
+    never reaches the code the span observes."""
+
+    __slots__ = ("_span",)
+
+    def __init__(self, span: Any) -> None:
+        self._span = span
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        try:
+            self._span.set_attribute(key, value)
+        except Exception:
+            _failed("span.set_attribute")
+
+    def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
+        try:
+            self._span.add_event(name, dict(attributes))
+        except Exception:
+            _failed("span.add_event")
+
+    def set_error(self, exc_type: str) -> None:
+        try:
+            trace = _api[0]
+            self._span.set_status(trace.Status(trace.StatusCode.ERROR, exc_type))
+        except Exception:
+            _failed("span.set_status")
+
+    def is_recording(self) -> bool:
+        try:
+            return bool(self._span.is_recording())
+        except Exception:
+            _failed("span.is_recording")
+            return False
+
+    def end(self) -> None:
+        try:
+            self._span.end()
+        except Exception:
+            _failed("span.end")
+
+
+def _start_span(api: Any, name: str, **kwargs: Any) -> Optional[_Span]:
+    """A guarded span of the SDK's tracer, or ``None`` when the provider or tracer fails."""
+    try:
+        return _Span(_tracer(api).start_span(name, **kwargs))
+    except Exception:
+        _failed("start_span")
+        return None
+
+
 def _otel() -> Any:
     """The ``opentelemetry.trace`` and ``.metrics`` modules, or ``None`` without the package."""
     global _api, _call_span
@@ -55,6 +161,9 @@ def _otel() -> Any:
         try:
             from opentelemetry import metrics, trace
         except ImportError:
+            _api = False
+        except Exception:  # a broken installation: the SDK runs without telemetry
+            _failed("import opentelemetry")
             _api = False
         else:
             import contextvars
@@ -66,7 +175,15 @@ def _otel() -> Any:
 
 def _configured(api: Any) -> tuple[bool, bool]:
     """Whether a real tracer provider and a real meter provider are set (the API's proxies
-    until the application sets one)."""
+    until the application sets one); neither when asking fails."""
+    try:
+        return _providers(api)
+    except Exception:
+        _failed("get_tracer_provider")
+        return False, False
+
+
+def _providers(api: Any) -> tuple[bool, bool]:
     trace, metrics = api
     tracing = type(trace.get_tracer_provider()).__name__ not in ("ProxyTracerProvider", "NoOpTracerProvider")
     metering = type(metrics.get_meter_provider()).__name__ not in ("_ProxyMeterProvider", "NoOpMeterProvider")
@@ -136,9 +253,12 @@ def _gauge(name: str, value: float, **attrs: Any) -> None:
 
 
 def _add(name: str, attrs: Mapping[str, Any], value: int = 1) -> None:
-    counter = _instrument(name)
-    if counter is not None:
-        counter.add(value, dict(attrs))
+    try:
+        counter = _instrument(name)
+        if counter is not None:
+            counter.add(value, dict(attrs))
+    except Exception:
+        _failed(name)
 
 
 # -- API calls -------------------------------------------------------------------------------
@@ -157,7 +277,10 @@ def _mode(call: APICall) -> Optional[str]:
 
 def traced_flow(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig) -> Generator[Any, Any, T]:
     """``flow`` (a call's ``exchange_flow``) observed: a span per call, the call and retry
-    counters; ``flow`` itself when OpenTelemetry is absent or not configured."""
+    counters; ``flow`` itself when OpenTelemetry is absent or not configured.
+
+    A driver hands an exception that stops the call outside the flow (a cancellation, a
+    ``KeyboardInterrupt``, a refusal) to ``interrupted`` before raising it."""
     api = _otel()
     if api is None:
         return flow
@@ -182,7 +305,7 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
     mode = _mode(call)
     if mode is not None:
         attrs["sports_posts.mode"] = mode
-    span = _tracer(api).start_span(f"{call.method} {template}", kind=trace.SpanKind.CLIENT, attributes=attrs) \
+    span = _start_span(api, f"{call.method} {template}", kind=trace.SpanKind.CLIENT, attributes=attrs) \
         if tracing else None
     metric = {"url.template": template}
     attempts = 0
@@ -214,15 +337,16 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
     except GeneratorExit:  # the driver stopped (a budget refusal ends the span first)
         raise
     except BaseException as exc:
-        if span is not None:
-            span.set_attribute("error.type", type(exc).__name__)
+        if span is not None and span.is_recording():  # not a span a budget refusal ended
+            kind = error_type(exc)
+            span.set_attribute("error.type", kind)
             code = getattr(exc, "status_code", None)  # an APIStatusError
             if isinstance(code, int):
                 span.set_attribute("http.response.status_code", code)
             error_code = getattr(exc, "error_code", None)
             if error_code:
                 span.set_attribute("sports_posts.error_code", str(error_code)[:100])
-            span.set_status(trace.Status(trace.StatusCode.ERROR, type(exc).__name__))
+            span.set_error(kind)
         raise
     finally:
         if span is not None:
@@ -235,9 +359,26 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
                 span.end()
 
 
+def interrupted(flow: Generator[Any, Any, Any], exc: BaseException) -> None:
+    """End the span of an observed ``flow`` that ``exc`` stops from outside (a cancelled or
+    timed-out task, a ``KeyboardInterrupt`` in the transport), marked as that error, before
+    the driver raises it; nothing for a flow that is not observed or already finished."""
+    if getattr(flow, "gi_code", None) is not _observed.__code__ or getattr(flow, "gi_frame", None) is None:
+        return
+    traceback, context = exc.__traceback__, exc.__context__
+    try:
+        flow.throw(exc)
+    except BaseException as raised:
+        if raised is not exc and not isinstance(raised, StopIteration):
+            _failed("interrupted")
+    finally:  # the caller sees the exception as it was raised, without the flow's frames
+        exc.__traceback__, exc.__context__ = traceback, context
+
+
 # -- the budget ------------------------------------------------------------------------------
 
 
+@_guarded("budget_drawn")
 def budget_drawn(budget: CallBudget, draw: BudgetDraw) -> None:
     """Record what is left of ``budget`` after a draw (its store's answer)."""
     if _api is False or (_api is None and _otel() is None):
@@ -252,21 +393,27 @@ def budget_drawn(budget: CallBudget, draw: BudgetDraw) -> None:
 
 
 def budget_refused(budget: CallBudget, refusal: RefusalT) -> RefusalT:
-    """Count a refusal and end the refused call's span with it; returns ``refusal`` to raise."""
+    """Count a refusal and end the refused call's span with it; returns ``refusal`` to raise,
+    whatever the telemetry does."""
+    _refused(budget, refusal)
+    return refusal
+
+
+@_guarded("budget_refused")
+def _refused(budget: CallBudget, refusal: BaseException) -> None:
     if _otel() is None:
-        return refusal
+        return
     _add("sports_posts.budget.refusals", {"sports_posts.budget.key": budget.key,
                                           "sports_posts.budget.bound": getattr(refusal, "bound", None)})
     span = _call_span.get()
-    if span is not None and span.is_recording():
-        trace = _api[0]
-        span.set_attribute("error.type", "BudgetExhaustedError")
-        span.set_attribute("sports_posts.budget.bound", getattr(refusal, "bound", ""))
-        span.set_status(trace.Status(trace.StatusCode.ERROR, "BudgetExhaustedError"))
-        span.set_attribute("sports_posts.attempts", 0)
-        span.end()
+    if span is not None:
         _call_span.set(None)
-    return refusal
+        if span.is_recording():
+            span.set_attribute("error.type", "BudgetExhaustedError")
+            span.set_attribute("sports_posts.budget.bound", getattr(refusal, "bound", ""))
+            span.set_error("BudgetExhaustedError")
+            span.set_attribute("sports_posts.attempts", 0)
+            span.end()
 
 
 # -- the poller ------------------------------------------------------------------------------
@@ -276,6 +423,7 @@ def _feed(filters: Mapping[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(filters.items()) if v is not None) or "all"
 
 
+@_guarded("posts_delivered")
 def posts_delivered(count: int, filters: Mapping[str, Any]) -> None:
     """Count the posts of a batch a poller delivered."""
     if _api is False:
@@ -283,6 +431,7 @@ def posts_delivered(count: int, filters: Mapping[str, Any]) -> None:
     _add("sports_posts.poll.posts_delivered", {"sports_posts.poll.feed": _feed(filters)}, count)
 
 
+@_guarded("poll_lag")
 def poll_lag(service_now: datetime, state: Any, filters: Mapping[str, Any]) -> None:
     """Record the poller's lag after a call: the service's now minus the newest post
     delivered (the saved state's watermark; nothing before the first save)."""
@@ -295,12 +444,14 @@ def poll_lag(service_now: datetime, state: Any, filters: Mapping[str, Any]) -> N
 # -- leases ----------------------------------------------------------------------------------
 
 
+@_guarded("lease_taken")
 def lease_taken(key: str, before: Optional[int], token: int) -> None:
     """Count a lease taken with a new fencing token (a new holder), not a re-acquire."""
     if token and token != before:
         lease_changed(key, "acquired")
 
 
+@_guarded("lease_changed")
 def lease_changed(key: str, change: str) -> None:
     """Count a lease this process took (``acquired``: a new holder) or lost (``lost``)."""
     if _api is False:
@@ -329,6 +480,7 @@ def _observe_inboxes() -> None:
         _gauge("sports_posts.inbox.dead", counts.get("dead", 0), **{"sports_posts.inbox": name})
 
 
+@_guarded("watch_inbox")
 def watch_inbox(inbox: Any) -> None:
     """Report ``inbox``'s depth and dead letters with the gauges (read when exported)."""
     if inbox is not None and _otel() is not None:
@@ -378,7 +530,7 @@ def _delivered(receiver: Any, response: Any, delivery_id: Callable[[], Optional[
     try:
         _record_delivery(receiver, response, delivery_id(), started)
     except Exception:  # telemetry must never turn an answer into an error
-        log.debug("webhook delivery not recorded", exc_info=True)
+        _failed("webhook delivery")
 
 
 def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], started: int) -> None:
@@ -416,9 +568,11 @@ def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], s
         span_attrs["messaging.message.conversation_id"] = str(post_id)
     if inbox is not None:
         span_attrs["sports_posts.webhook.inbox"] = _inbox_name(inbox)
-    span = _tracer(api).start_span(f"process {kind}", kind=trace.SpanKind.CONSUMER, attributes=span_attrs,
-                                   start_time=started)
+    span = _start_span(api, f"process {kind}", kind=trace.SpanKind.CONSUMER, attributes=span_attrs,
+                       start_time=started)
+    if span is None:
+        return
     if result == "refused":
         span.set_attribute("error.type", outcome)
-        span.set_status(trace.Status(trace.StatusCode.ERROR, outcome))
+        span.set_error(outcome)
     span.end()

@@ -203,13 +203,13 @@ class Lease:
         else:
             value = 0 if reply is None else int(reply[0])
         if which == "acquire":
-            _telemetry.lease_taken(self.key, self.token, value)
-            self.token = value or None
+            before, self.token = self.token, value or None  # known before any hook runs
+            _telemetry.lease_taken(self.key, before, value)
             return self.token
         if which == "renew":
             if not value:
-                _telemetry.lease_changed(self.key, "lost")
                 self.token = None
+                _telemetry.lease_changed(self.key, "lost")
             return bool(value)
         self.token = None
         return None
@@ -246,7 +246,7 @@ class Lease:
 
     def _status(self, reply: Any) -> LeaseStatus:
         if self._runner.engine == "redis":
-            holder = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+            holder = reply[0].decode("utf-8", "replace") if isinstance(reply[0], bytes) else str(reply[0])
             pttl = int(reply[1])
             free = not holder or pttl < 0
             return LeaseStatus(self.key, None if free else holder, int(reply[2]),

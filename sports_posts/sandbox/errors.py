@@ -24,6 +24,9 @@ class ApiError(Exception):
         self.message = message
         self.headers: dict[str, str] = headers or {}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return ApiError, (self.status, self.error_code, self.message, self.headers), self.__dict__
+
     def body(self) -> dict[str, Any]:
         """The JSON error body of this answer."""
         return error_body(self.error_code, self.message)

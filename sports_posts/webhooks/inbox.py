@@ -60,6 +60,12 @@ class InboxEntry:
     token: str = ""
 
 
+def _lenient_text(data: bytes) -> str:
+    """A TEXT column as ``str``, even one another program wrote in bytes that are not UTF-8
+    (each such byte a lone surrogate, as ``os.fsdecode`` does): a dead letter still lists."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 class SQLiteInbox:
     """Events committed to a SQLite file (WAL, ``synchronous=FULL``) before they are acknowledged.
 
@@ -116,7 +122,10 @@ class SQLiteInbox:
 
     def _connect(self) -> sqlite3.Connection:
         # FULL: the 2xx promises the row is on disk.
-        return thread_connection(self._local, self.path, self._busy_timeout, "FULL")
+        conn = thread_connection(self._local, self.path, self._busy_timeout, "FULL")
+        if conn.text_factory is not _lenient_text:
+            conn.text_factory = _lenient_text
+        return conn
 
     @typed_errors
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
@@ -223,10 +232,11 @@ class SQLiteInbox:
     @typed_errors
     def dead(self) -> list[InboxEntry]:
         """Events that failed ``max_attempts`` times: nothing is dropped silently."""
-        keys = [row[0] for row in self._connect().execute(
-            "SELECT key FROM webhook_inbox WHERE state = 'dead' ORDER BY received_at"
-        )]
-        return [entry for entry in (self.get(key) for key in keys) if entry is not None]
+        rows = self._connect().execute(
+            "SELECT key, body, delivery_id, attempts, state, last_error, token"
+            " FROM webhook_inbox WHERE state = 'dead' ORDER BY received_at"
+        ).fetchall()
+        return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
 
     @typed_errors
     def requeue(self, key: str) -> bool:
