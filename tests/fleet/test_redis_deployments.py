@@ -395,7 +395,7 @@ def test_every_cluster_and_sentinel_error_is_a_store_error(error: BaseException,
 
             return run
 
-    lease = Lease(Raising(), key="errors")
+    lease = Lease(Raising(), key="errors")  # type: ignore[arg-type]  # a stand-in client
     lease._runner.cluster = cluster
     with pytest.raises(StoreError) as caught:
         lease.acquire()

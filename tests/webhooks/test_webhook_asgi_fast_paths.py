@@ -5,6 +5,7 @@ the memory store itself (not a subclass) is called without its async methods."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -40,8 +41,8 @@ def test_a_declared_length_over_the_limit_is_refused_before_reading_in_either_ca
         read.append(1)
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
 
     asyncio.run(app({"type": "http", "method": "POST", "headers": [(b"host", b"x"), (name, BIG)]}, receive, send))
     assert (sent[0]["status"], read) == (413, [])

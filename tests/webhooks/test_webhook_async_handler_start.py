@@ -354,8 +354,10 @@ def test_a_cancelled_request_on_python_3_9_to_3_11_cancels_its_handler_and_what_
             assert receiver.store.claim("breaking_news:1790000000000000001")  # released for the retry
         else:  # an eager task of its own: it goes on
             assert seen == [] and not inner[0].done()
-        for task in [*receiver._tasks, *inner]:
+        for task in receiver._tasks:
             task.cancel()
+        for future in inner:
+            future.cancel()
         await asyncio.sleep(0)
 
     asyncio.run(scenario())
