@@ -60,8 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Entry point of the ``sports-posts`` console script; returns the exit status."""
+def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
+         err: Optional[TextIO] = None) -> int:
+    """Entry point of the ``sports-posts`` console script; returns the exit status. ``out`` and
+    ``err`` default to ``sys.stdout``/``sys.stderr`` as they are at the call, not at import."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     args = build_parser().parse_args(argv)
     try:
         status: int = args.run(args, out, err)
