@@ -480,7 +480,6 @@ def _on_given(conn: Any, statements: Sequence[Statement], *, savepoint: bool = F
 
 
 async def _aon_given(conn: Any, statements: Sequence[Statement], *, savepoint: bool = False) -> list[Result]:
-    results: list[Result] = []
     if len(statements) > 1 and conn.autocommit and not savepoint:
         async with conn.transaction():
             return await _aon_given(conn, statements, savepoint=True)
