@@ -76,6 +76,7 @@ class _Watchdog:
         self._cond = threading.Condition()
         self._heap: list[tuple[float, int]] = []
         self._armed: dict[int, Callable[[Callable[[], bool]], None]] = {}  # ticket -> what ends the call
+        self._fired: set[int] = set()
         self._tickets = itertools.count(1)
         self._thread: Optional[threading.Thread] = None
         self._pid = 0
@@ -100,9 +101,14 @@ class _Watchdog:
                 self._cond.notify()
             return ticket
 
-    def disarm(self, ticket: int) -> None:
-        # A dict pop is atomic under the GIL: no lock taken on the way out of every call.
+    def disarm(self, ticket: int) -> bool:
+        """Whether the call's deadline passed (its end was sent); no lock taken on the way
+        out of every call (a dict pop is atomic)."""
         self._armed.pop(ticket, None)
+        if ticket in self._fired:
+            self._fired.discard(ticket)
+            return True
+        return False
 
     def _run(self) -> None:
         with self._cond:
@@ -120,6 +126,7 @@ class _Watchdog:
                 heapq.heappop(self._heap)
                 fire = self._armed.get(ticket)
                 if fire is not None:  # in its own thread: a frozen server blocks only that one
+                    self._fired.add(ticket)
                     threading.Thread(target=fire, args=(lambda t=ticket: t in self._armed,), daemon=True,
                                      name="sports-posts-pg-cancel").start()
 
@@ -248,6 +255,20 @@ class Postgres:
         """A context that turns driver failures into this store's typed error."""
         return translated(self.owner, self.engine, self._errors, self.url, self._error)
 
+    def _no_connection(self) -> StoreError:
+        return self._error(
+            f"{self.owner}: postgres did not accept a connection within the call's bound of "
+            f"{self.connect_bound:g} s per host (connect_timeout); nothing was sent",
+            engine=self.engine, code="08001",
+        )
+
+    def _gave_up(self, bound: float) -> StoreError:
+        return self._error(
+            f"{self.owner}: postgres gave no answer within the call's bound of {bound:g} s "
+            "(statement_timeout); its statement was cancelled and decided nothing",
+            engine=self.engine, code="57014",
+        )
+
     def _settings(self, bound: float) -> list[str]:
         """The settings of one call's transaction, sent in the same message as its statements
         (``SET LOCAL``: they end with it, whatever server connection a pooler chose)."""
@@ -279,7 +300,10 @@ class Postgres:
             return conn
         if conn is not None and self._local.pid == os.getpid():
             conn.close()
-        conn = self._driver.connect(self.url, cursor_factory=self._driver.ClientCursor, **self._connect_args)
+        try:
+            conn = self._driver.connect(self.url, cursor_factory=self._driver.ClientCursor, **self._connect_args)
+        except self._driver.errors.ConnectionTimeout:
+            raise self._no_connection() from None
         self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
@@ -314,6 +338,10 @@ class Postgres:
             try:
                 cur.execute(text)
                 return _results(cur, len(self._settings(bound)), len(statements))
+            except self._errors:
+                if _WATCHDOG.disarm(ticket):
+                    raise self._gave_up(bound) from None
+                raise
             finally:
                 _WATCHDOG.disarm(ticket)
 
@@ -352,8 +380,11 @@ class Postgres:
         if conn is None or not _alive(conn):
             if conn is not None:
                 await conn.close()
-            conn = await self._driver.AsyncConnection.connect(
-                self.url, cursor_factory=self._driver.AsyncClientCursor, **self._connect_args)
+            try:
+                conn = await self._driver.AsyncConnection.connect(
+                    self.url, cursor_factory=self._driver.AsyncClientCursor, **self._connect_args)
+            except self._driver.errors.ConnectionTimeout:
+                raise self._no_connection() from None
             self._async[loop] = conn
         return conn
 
@@ -384,6 +415,10 @@ class Postgres:
             try:
                 await cur.execute(text)
                 return await _aresults(cur, len(self._settings(bound)), len(statements))
+            except self._errors:
+                if _WATCHDOG.disarm(ticket):
+                    raise self._gave_up(bound) from None
+                raise
             finally:
                 _WATCHDOG.disarm(ticket)
 

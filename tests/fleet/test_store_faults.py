@@ -116,6 +116,10 @@ def test_a_frozen_postgres_is_a_typed_error_within_the_bound_then_recovers(pg: P
     finally:
         pg.thaw()
     assert isinstance(outcome, StoreError) and outcome.engine == "postgres", outcome
+    # The store says which bound ended the call (a new thread connects first): statement_timeout
+    # or connect_timeout themselves, no grace on top.
+    assert (f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome)
+            or "within the call's bound of 2 s per host (connect_timeout)" in str(outcome)), outcome
     call()  # the broken connection is replaced
     store.close()
 
@@ -363,3 +367,18 @@ def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None
     finally:
         left.close()
         right.close()
+
+
+def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_timeout(pg: PostgresProcess) -> None:
+    inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # one thread: its connection is open
+        pool.submit(inbox.counts).result()
+        pg.freeze()
+        try:
+            outcome = pool.submit(inbox.counts).exception(timeout=PATIENCE)
+        finally:
+            pg.thaw()
+        assert isinstance(outcome, StoreError), outcome
+        assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
+        assert outcome.code == "57014"
+        assert pool.submit(inbox.counts).result()["dead"] == 0  # replaced connection
