@@ -1,7 +1,9 @@
 """The fleet stores against their raw drivers: the same statements, the same server, one run.
 
 PostgreSQL: ``PostgresDedupeStore.claim`` and an inbox round (``put`` + ``take_due`` +
-``mark_done``) against psycopg executing the very SQL the store builds. Redis: a
+``mark_done``) against psycopg sending the very message the store sends (its ``SET LOCAL``
+and statements, nothing prepared, as behind a pooler), on a direct connection and through
+PgBouncer. Redis: a
 ``RedisInbox`` round against redis-py calling the very scripts with ``EVALSHA``. The ratio
 is the SDK's overhead over the driver (target >= 0.8x); the round trips are the same.
 The figure is the median ratio of interleaved pairs, not of the best rounds (see ``ratio``).
@@ -43,8 +45,12 @@ def bench_fleet(quick: bool, bench: ModuleType) -> None:
                ">= 0.8", speed >= 0.8, best_rounds_speed=round(1 / best, 3), per_second=round(rate), per=unit)
 
     try:
+        from tests.servers import private_pgbouncer
+
         with private_postgres() as url:
             _postgres(url, ratio)
+            with private_pgbouncer(url, "transaction") as pooled:
+                _postgres(pooled, ratio, where=" through PgBouncer (transaction pooling)")
     except ServerError as exc:
         record("PostgreSQL fleet stores", 0.0, "x", ">= 0.8", False, error=str(exc))
 
@@ -62,25 +68,31 @@ def _inbox_round(inbox: Any, key: str) -> None:
         inbox.mark_done(entry)
 
 
-def _postgres(url: str, ratio: Callable[..., None]) -> None:
+def _postgres(url: str, ratio: Callable[..., None], where: str = "") -> None:
     import psycopg
 
     from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox
 
     store, inbox = PostgresDedupeStore(url), PostgresInbox(url)
     inbox.migrate()
-    raw = psycopg.connect(url, autocommit=True)
+    # The driver as a pooler needs it (psycopg's advice for PgBouncer: nothing prepared), sending
+    # the very message the store sends: its SET LOCAL and its statements, values bound alike.
+    raw = psycopg.connect(url, autocommit=True, prepare_threshold=None, cursor_factory=psycopg.ClientCursor)
     ids = itertools.count()
 
     def raw_run(statements: list[tuple[str, Any]]) -> list[Any]:
         with raw.cursor() as cur:
+            cur.execute(store._db.wire(cur, statements))
+            for _ in store._db._settings(store._db.statement_timeout):
+                cur.nextset()
             out = []
-            for sql, params in statements:
-                cur.execute(sql, params)
+            for index in range(len(statements)):
+                if index:
+                    cur.nextset()
                 out.append(cur.fetchall() if cur.description else cur.rowcount)
             return out
 
-    ratio("PostgresDedupeStore.claim", lambda: store.claim(f"c{next(ids)}"),
+    ratio(f"PostgresDedupeStore.claim{where}", lambda: store.claim(f"c{next(ids)}"),
           lambda: raw_run(store._claim_sql(f"r{next(ids)}", "t")), "claims")
 
     def ours_round() -> None:
@@ -92,7 +104,7 @@ def _postgres(url: str, ratio: Callable[..., None]) -> None:
             entry = inbox._taken([(1, [row])])[0]
             raw_run(inbox._done_sql(entry))
 
-    ratio("PostgresInbox put + take_due + mark_done", ours_round, raw_round, "rounds")
+    ratio(f"PostgresInbox put + take_due + mark_done{where}", ours_round, raw_round, "rounds")
     raw.close()
     store.close()
     inbox.close()

@@ -226,6 +226,7 @@ class Postgres:
             # pooler hands each transaction whichever server connection is free.
             "prepare_threshold": None,
         }
+        self._settings_of: dict[float, list[str]] = {}
         self._local = threading.local()
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._migrated = not auto_migrate
@@ -272,15 +273,19 @@ class Postgres:
     def _settings(self, bound: float) -> list[str]:
         """The settings of one call's transaction, sent in the same message as its statements
         (``SET LOCAL``: they end with it, whatever server connection a pooler chose)."""
-        settings = [f"SET LOCAL statement_timeout = {max(1, int(bound * SERVER_SHARE * 1000))}"]
-        if self.lock_timeout < bound:
-            settings.append(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * SERVER_SHARE * 1000))}")
+        settings = self._settings_of.get(bound)  # shared: never changed once made
+        if settings is None:
+            settings = [f"SET LOCAL statement_timeout = {max(1, int(bound * SERVER_SHARE * 1000))}"]
+            if self.lock_timeout < bound:
+                settings.append(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * SERVER_SHARE * 1000))}")
+            if len(self._settings_of) < 64:  # a caller's own deadlines vary: keep the usual ones
+                self._settings_of[bound] = settings
         return settings
 
     def wire(self, cur: Any, statements: Sequence[Statement], bound: Optional[float] = None) -> str:
         """The one message a call sends: its settings, then each statement with its values
         bound by ``cur`` (a ``psycopg.ClientCursor``); the benchmark's raw driver sends it too."""
-        parts = self._settings(self.statement_timeout if bound is None else bound)
+        parts = [*self._settings(self.statement_timeout if bound is None else bound)]
         for sql, params in statements:
             parts.append(sql if params is None else cur.mogrify(sql, params))
         return ";\n".join(parts)
