@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
 import itertools
 import math
 import os
@@ -70,80 +69,89 @@ class _Watchdog:
     """One daemon thread that ends a call still waiting at its deadline: it sends the
     statement's cancel request, then shuts down the socket under libpq, which then reports
     the connection closed instead of waiting on a frozen server for ever (the kernel of a
-    stopped server still acknowledges, so TCP timeouts never fire)."""
+    stopped server still acknowledges, so TCP timeouts never fire).
+
+    Arming and disarming take no lock (a dict entry each, atomic under the GIL): the thread
+    is woken only when it sleeps for want of work, or when a shorter bound than any before
+    shows up; while calls run it looks at them every sixteenth of the shortest bound seen.
+    """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._heap: list[tuple[float, int]] = []
-        self._armed: dict[int, Callable[[Callable[[], bool]], None]] = {}  # ticket -> what ends the call
+        self._armed: dict[int, tuple[float, Any, float]] = {}  # ticket -> (deadline, connection, grace)
         self._fired: set[int] = set()
         self._tickets = itertools.count(1)
         self._thread: Optional[threading.Thread] = None
         self._pid = 0
+        self._sleeping = False
+        self._tick = 1.0
 
-    def arm(self, seconds: float, fire: Callable[[Callable[[], bool]], None]) -> int:
-        """Call ``fire(waiting)`` in ``seconds`` unless disarmed first; ``waiting()`` tells
-        it whether the call is still running."""
-        with self._cond:
-            if self._thread is None or self._pid != os.getpid():  # a forked child has no thread
-                self._heap, self._armed, self._pid = [], {}, os.getpid()
-                self._thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
-                self._thread.start()
-            ticket = next(self._tickets)
-            self._armed[ticket] = fire
-            if len(self._heap) > 64 and len(self._heap) > 4 * len(self._armed):
-                # Finished statements leave their entries until their deadline: drop them
-                # now and then, so the heap stays the size of what is running.
-                self._heap = [entry for entry in self._heap if entry[1] in self._armed]
-                heapq.heapify(self._heap)
-            heapq.heappush(self._heap, (time.monotonic() + seconds, ticket))
-            if self._heap[0][1] == ticket:  # earlier than what the thread waits for
-                self._cond.notify()
-            return ticket
+    def arm(self, seconds: float, conn: Any, grace: float) -> int:
+        """End the call on ``conn`` in ``seconds`` (its cancel, then ``grace`` seconds later
+        at most its socket) unless disarmed first."""
+        if self._pid != os.getpid():  # first use, or a forked child: no thread here yet
+            self._start()
+        ticket = next(self._tickets)
+        self._armed[ticket] = (time.monotonic() + seconds, conn, grace)
+        if seconds / 16 < self._tick:
+            self._tick = seconds / 16
+            self._wake()
+        elif self._sleeping:
+            self._wake()
+        return ticket
 
     def disarm(self, ticket: int) -> bool:
-        """Whether the call's deadline passed (its end was sent); no lock taken on the way
-        out of every call (a dict pop is atomic)."""
+        """Whether the call's deadline passed (its end was sent)."""
         self._armed.pop(ticket, None)
         if ticket in self._fired:
             self._fired.discard(ticket)
             return True
         return False
 
-    def _run(self) -> None:
+    def _start(self) -> None:
         with self._cond:
-            while True:
-                while self._heap and self._heap[0][1] not in self._armed:
-                    heapq.heappop(self._heap)
-                if not self._heap:
-                    self._cond.wait()
+            if self._pid != os.getpid():
+                self._armed, self._fired, self._sleeping = {}, set(), False
+                thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
+                thread.start()
+                self._thread, self._pid = thread, os.getpid()
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            now = time.monotonic()
+            earliest: Optional[float] = None
+            for ticket, (deadline, conn, grace) in self._armed.copy().items():
+                if ticket in self._fired:
                     continue
-                deadline, ticket = self._heap[0]
-                left = deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
-                    continue
-                heapq.heappop(self._heap)
-                fire = self._armed.get(ticket)
-                if fire is not None:  # in its own thread: a frozen server blocks only that one
+                if deadline <= now:  # in its own thread: a frozen server blocks only that one
                     self._fired.add(ticket)
-                    threading.Thread(target=fire, args=(lambda t=ticket: t in self._armed,), daemon=True,
-                                     name="sports-posts-pg-cancel").start()
+                    threading.Thread(target=_end, args=(conn, grace, lambda t=ticket: t in self._armed),
+                                     daemon=True, name="sports-posts-pg-cancel").start()
+                elif earliest is None or deadline < earliest:
+                    earliest = deadline
+            with self._cond:
+                if earliest is None:
+                    self._sleeping = True  # set before the look below: an arm after it wakes us
+                    if not any(t not in self._fired for t in self._armed.copy()):
+                        self._cond.wait()
+                    self._sleeping = False
+                else:
+                    self._cond.wait(max(0.0, min(earliest - now, self._tick)))
 
 
 _WATCHDOG = _Watchdog()
 
 
-def _ender(conn: Any, grace: float) -> Callable[[Callable[[], bool]], None]:
-    """What ends a call on ``conn`` that is still waiting: its cancel request (through a
-    pooler too), then, ``grace`` seconds later at most, its socket shut down."""
-
-    def fire(waiting: Callable[[], bool]) -> None:
-        _send_cancel(conn.pgconn, grace)
-        if waiting():
-            _shutdown(conn.pgconn.socket)
-
-    return fire
+def _end(conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
+    """End a call on ``conn`` that is still waiting: its cancel request (through a pooler
+    too), then, ``grace`` seconds later at most, its socket shut down."""
+    _send_cancel(conn.pgconn, grace)
+    if waiting():
+        _shutdown(conn.pgconn.socket)
 
 
 def _send_cancel(pgconn: Any, grace: float) -> None:
@@ -198,6 +206,7 @@ class Postgres:
         psycopg = import_driver("psycopg", owner)
         self._driver = psycopg
         self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
+        self._caught = (psycopg.Error, OSError)
         self.url: Optional[str] = None
         self._given: Any = None
         self._given_async: Any = None
@@ -255,6 +264,15 @@ class Postgres:
     def errors(self) -> Any:
         """A context that turns driver failures into this store's typed error."""
         return translated(self.owner, self.engine, self._errors, self.url, self._error)
+
+    def __enter__(self) -> None:
+        """``with self:`` is ``with self.errors():`` at the cost of a method call, for every call."""
+
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> bool:
+        if exc is not None and isinstance(exc, self._caught):
+            with self.errors():
+                raise exc
+        return False
 
     def _no_connection(self) -> StoreError:
         return self._error(
@@ -318,7 +336,7 @@ class Postgres:
         """Run ``statements`` as one transaction of their own, or, given the caller's
         ``connection``, inside the caller's transaction (nothing of ours is opened then).
         ``timeout`` (seconds) shortens this call's bound (a caller's own deadline)."""
-        with self.errors():
+        with self:
             if connection is not None:
                 if not self._migrated:
                     _on_given(connection, _migration(), savepoint=True)
@@ -338,8 +356,7 @@ class Postgres:
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
         with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE,
-                                   _ender(conn, bound * (1 - CANCEL_SHARE)))
+            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE, conn, bound * (1 - CANCEL_SHARE))
             try:
                 cur.execute(text)
                 return _results(cur, len(self._settings(bound)), len(statements))
@@ -395,7 +412,7 @@ class Postgres:
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
         """``run`` on an async connection."""
-        with self.errors():
+        with self:
             if connection is not None:
                 if not self._migrated:
                     await _aon_given(connection, _migration(), savepoint=True)
@@ -415,8 +432,7 @@ class Postgres:
         # server cannot answer either.
         async with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE,
-                                   _ender(conn, bound * (1 - CANCEL_SHARE)))
+            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE, conn, bound * (1 - CANCEL_SHARE))
             try:
                 await cur.execute(text)
                 return await _aresults(cur, len(self._settings(bound)), len(statements))

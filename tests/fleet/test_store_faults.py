@@ -353,17 +353,25 @@ def test_a_locked_sqlite_file_is_a_typed_store_error(tmp_path: Any, kind: str) -
 
 def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None:
     import socket as socket_module
+    import types
 
     from sports_posts._stores.postgres import _Watchdog
 
-    now = [0.0]
+    def no_cancel() -> Any:
+        raise RuntimeError("no cancel request here: the socket shutdown alone")
+
     dog = _Watchdog()
     left, right = socket_module.socketpair()
+    conn = types.SimpleNamespace(pgconn=types.SimpleNamespace(socket=left.fileno(), cancel_conn=no_cancel))
     try:
         for _ in range(1000):  # statements that finish in time: disarmed, never fired
-            dog.disarm(dog.arm(left.fileno(), 30.0, lambda: now[0]))
-        assert len(dog._heap) <= 64 + 1, "finished statements do not pile up"
+            assert dog.disarm(dog.arm(30.0, conn, 1.0)) is False
+        assert dog._armed == {} and dog._fired == set(), "finished statements do not pile up"
         assert right.send(b"x") == 1 and left.recv(1) == b"x", "nothing was shut down"
+        ticket = dog.arm(0.01, conn, 0.0)  # a statement that overruns its bound
+        right.settimeout(PATIENCE)
+        assert right.recv(1) == b"", "its socket was shut down"
+        assert dog.disarm(ticket) is True, "the call learns that its bound ended it"
     finally:
         left.close()
         right.close()
