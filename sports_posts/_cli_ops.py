@@ -14,7 +14,7 @@ import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 from ._cli_common import _positive_int
 from ._errors import SportsPostsError
@@ -98,7 +98,7 @@ def _store_url(args: argparse.Namespace) -> str:
     (a file or the environment keeps a password out of ``ps`` and the shell's history)."""
     import os
 
-    url = args.url
+    url: Optional[str] = args.url
     if url is None and args.url_file is not None:
         try:
             url = Path(args.url_file).read_text(encoding="utf-8").strip()

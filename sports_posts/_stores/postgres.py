@@ -226,11 +226,12 @@ class Postgres:
         self.statement_timeout = _checks.seconds("statement_timeout", statement_timeout)
         lock = _checks.optional_seconds("lock_timeout", lock_timeout)
         self.lock_timeout = lock if lock is not None else self.statement_timeout
-        self._connect_args = {
+        self._connect_bound = max(2, math.ceil(self.connect_timeout))
+        self._connect_args: dict[str, Any] = {
             "autocommit": True,
             # psycopg counts whole seconds (at least 2) per host tried: rounded up here, so
             # the bound is never shorter than the one given.
-            "connect_timeout": max(2, math.ceil(self.connect_timeout)),
+            "connect_timeout": self._connect_bound,
             # Values bound on the client, nothing prepared on the server: a transaction
             # pooler hands each transaction whichever server connection is free.
             "prepare_threshold": None,
@@ -248,7 +249,7 @@ class Postgres:
     @property
     def connect_bound(self) -> float:
         """Seconds a new connection may take per host of the URL (what psycopg enforces)."""
-        return float(self._connect_args["connect_timeout"])
+        return float(self._connect_bound)
 
     def where(self) -> str:
         """Host, port and database for a repr: never a password."""
@@ -268,11 +269,10 @@ class Postgres:
     def __enter__(self) -> None:
         """``with self:`` is ``with self.errors():`` at the cost of a method call, for every call."""
 
-    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
         if exc is not None and isinstance(exc, self._caught):
             with self.errors():
                 raise exc
-        return False
 
     def _no_connection(self) -> StoreError:
         return self._error(
