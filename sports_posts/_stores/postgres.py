@@ -16,7 +16,8 @@ works unchanged behind a transaction-pooling PgBouncer with its default settings
 
 A call ends within ``connect_timeout`` (when a connection is opened) plus
 ``statement_timeout``: the server ends the statement itself at 90% of the bound, and a
-client-side watchdog ends the wait at the bound for a server that cannot answer at all. A
+client-side watchdog sends the cancel request at 95% (or a quarter second before the bound,
+if earlier) and ends the wait at the bound for a server that cannot answer at all. A
 connection found broken (the server restarted, a standby was promoted) is replaced on the
 next call; a libpq multi-host URL with ``target_session_attrs=read-write`` then finds the
 new primary.
@@ -55,9 +56,16 @@ _MIGRATE_LOCK = 0x5350_494E  # one advisory lock for every store's DDL (CREATE I
 
 # Within a call's bound: the server is told to stop at SERVER_SHARE of it (its own, clearer
 # error, and a statement it stops is rolled back), the client watchdog sends its cancel
-# request at CANCEL_SHARE and drops the socket at the bound itself.
+# request at CANCEL_SHARE of it (or CANCEL_TIME before the bound, if earlier: a cancel
+# request crosses a pooler and a busy machine too) and drops the socket at the bound itself.
 SERVER_SHARE = 0.9
 CANCEL_SHARE = 0.95
+CANCEL_TIME = 0.25
+
+
+def _cancel_grace(bound: float) -> float:
+    """Seconds before the bound at which a call's cancel request is sent."""
+    return max(bound * (1 - CANCEL_SHARE), min(CANCEL_TIME, bound / 2))
 
 
 def schema_sql() -> str:
@@ -356,7 +364,8 @@ class Postgres:
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
         with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE, conn, bound * (1 - CANCEL_SHARE))
+            grace = _cancel_grace(bound)
+            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
             try:
                 cur.execute(text)
                 return _results(cur, len(self._settings(bound)), len(statements))
@@ -432,7 +441,8 @@ class Postgres:
         # server cannot answer either.
         async with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            ticket = _WATCHDOG.arm(bound * CANCEL_SHARE, conn, bound * (1 - CANCEL_SHARE))
+            grace = _cancel_grace(bound)
+            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
             try:
                 await cur.execute(text)
                 return await _aresults(cur, len(self._settings(bound)), len(statements))

@@ -101,16 +101,14 @@ def test_a_call_that_gives_up_decided_nothing(deployment: str) -> None:
     key = f"lease:{uuid.uuid4().hex}"
     first = Lease(deployment, key=key, ttl=0.1)
     assert first.acquire() == 1  # the row exists; it expires at once
-    with _connect(deployment) as blocker:
-        with blocker.transaction():
-            blocker.execute("SELECT 1 FROM sports_posts_leases WHERE key = %s FOR UPDATE", (key,))
-            late = Lease(deployment, key=key, ttl=60, statement_timeout=0.5)
-            with pytest.raises(CoordinationError) as caught:
-                late.acquire()  # waits for the row lock, then gives up
-            assert caught.value.code in ("57014", "55P03", None), caught.value
-        # The lock is gone: a statement still running would take the lease now.
-        status = Lease(deployment, key=key).status()
-    assert status.holder is None and status.token == 1, "a failure reported to the caller must decide nothing"
+    with _connect(deployment) as blocker, blocker.transaction():
+        blocker.execute("SELECT 1 FROM sports_posts_leases WHERE key = %s FOR UPDATE", (key,))
+        late = Lease(deployment, key=key, ttl=60, statement_timeout=0.5)
+        with pytest.raises(CoordinationError) as caught:
+            late.acquire()  # waits for the row lock, then gives up
+        assert caught.value.code in ("57014", "55P03", None), caught.value
+    status = _after_the_lock(deployment, key)
+    assert status == (None, 1), "a failure reported to the caller must decide nothing"
     assert late.token is None
 
 
@@ -200,3 +198,31 @@ def test_a_failover_loses_nothing_committed_and_needs_no_restart() -> None:
     finally:
         pair.close()
 
+
+
+def test_a_call_the_client_ends_first_is_cancelled_on_the_server(
+    deployment: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server would wait far longer than the client: only the client's cancel request
+    # (through the pooler too) can stop the statement before the lock is released.
+    monkeypatch.setattr("sports_posts._stores.postgres.SERVER_SHARE", 40.0)
+    key = f"lease:{uuid.uuid4().hex}"
+    assert Lease(deployment, key=key, ttl=0.1).acquire() == 1
+    with _connect(deployment) as blocker, blocker.transaction():
+        blocker.execute("SELECT 1 FROM sports_posts_leases WHERE key = %s FOR UPDATE", (key,))
+        late = Lease(deployment, key=key, ttl=60, statement_timeout=0.5)
+        with pytest.raises(CoordinationError) as caught:
+            late.acquire()
+        assert "within the call's bound of 0.5 s" in str(caught.value)
+    assert _after_the_lock(deployment, key) == (None, 1), "the cancel request stopped the statement on the server"
+
+
+def _after_the_lock(url: str, key: str) -> tuple[Any, int]:
+    """The lease row once every statement queued for its lock before this one is done (the
+    lock queue is first come, first served): (live holder, token)."""
+    with _connect(url) as conn, conn.transaction():
+        row = conn.execute(
+            "SELECT CASE WHEN expires_at > clock_timestamp() THEN holder END, token"
+            " FROM sports_posts_leases WHERE key = %s FOR UPDATE", (key,)).fetchone()
+    assert row is not None
+    return row[0], int(row[1])
