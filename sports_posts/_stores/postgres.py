@@ -347,7 +347,7 @@ class Postgres:
         with self:
             if connection is not None:
                 if not self._migrated:
-                    _on_given(connection, _migration(), savepoint=True)
+                    _on_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return _on_given(connection, statements)
             conn = self.connection()
@@ -424,7 +424,7 @@ class Postgres:
         with self:
             if connection is not None:
                 if not self._migrated:
-                    await _aon_given(connection, _migration(), savepoint=True)
+                    await _aon_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return await _aon_given(connection, statements)
             conn = await self.aconnection()
@@ -531,25 +531,20 @@ async def _aresults(cur: Any, settings: int, statements: int) -> list[Result]:
     return results
 
 
-def _on_given(conn: Any, statements: Sequence[Statement], *, savepoint: bool = False) -> list[Result]:
+def _on_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
     """Run on the customer's connection, inside their transaction if one is open, never
-    prepared (their pooler may be one that cannot keep a prepared statement)."""
+    prepared (their pooler may be one that cannot keep a prepared statement). Several
+    statements (or ``atomic``) go all or nothing: in a transaction, or a savepoint in theirs."""
     results: list[Result] = []
-    if len(statements) > 1 and conn.autocommit and not savepoint:
-        with conn.transaction():
-            return _on_given(conn, statements, savepoint=True)
-    with conn.transaction() if savepoint else contextlib.nullcontext(), conn.cursor() as cur:
+    with conn.transaction() if atomic or len(statements) > 1 else contextlib.nullcontext(), conn.cursor() as cur:
         for sql, params in statements:
             cur.execute(sql, params, prepare=False)
             results.append((cur.rowcount, cur.fetchall() if cur.description else []))
     return results
 
 
-async def _aon_given(conn: Any, statements: Sequence[Statement], *, savepoint: bool = False) -> list[Result]:
-    if len(statements) > 1 and conn.autocommit and not savepoint:
-        async with conn.transaction():
-            return await _aon_given(conn, statements, savepoint=True)
-    if savepoint:
+async def _aon_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
+    if atomic or len(statements) > 1:
         async with conn.transaction(), conn.cursor() as cur:
             return await _aexecute_given(cur, statements)
     async with conn.cursor() as cur:
