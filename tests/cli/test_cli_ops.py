@@ -183,7 +183,7 @@ def test_on_redis_a_mistyped_prefix_or_key_says_so_and_creates_nothing(redis_cli
                  ("lease", "status", redis_url, "nope")):
         status, _, err = run(*argv)
         assert status == 1 and "nothing was created" in err, (argv, err)
-    assert redis_client.dbsize() == 0  # type: ignore[attr-defined]
+    assert redis_client.dbsize() == 0
 
 
 def test_an_empty_url_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
