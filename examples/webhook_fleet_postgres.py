@@ -31,7 +31,8 @@ store = PostgresDedupeStore(DATABASE_URL)
 
 def on_breaking_news(event: WebhookEvent) -> None:
     """Runs in an inbox worker on any machine; raise to have the event retried with backoff."""
-    with psycopg.connect(DATABASE_URL, autocommit=True) as conn, conn.transaction():
+    # prepare_threshold=None: nothing prepared on the server, so PgBouncer's transaction pooling works
+    with psycopg.connect(DATABASE_URL, autocommit=True, prepare_threshold=None) as conn, conn.transaction():
         if not store.claim_in(conn, event.dedupe_key):
             log.info("%s already stored by a committed transaction", event.dedupe_key)
             return

@@ -13,9 +13,9 @@ import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import _json_line, _line, _path, _positive_int
+from ._cli_common import _json_line, _line, _path, _positive_int, _read_text_file
 from ._errors import SportsPostsError
 
 __all__ = ["add_commands"]
@@ -89,23 +89,81 @@ def _closing(store: Any) -> Iterator[Any]:
             close()
 
 
+STORE_URL_ENV = "SPORTS_POSTS_STORE_URL"
+
+
+def _store_url(args: argparse.Namespace) -> str:
+    """The store's URL: the argument, else ``--url-file``, else ``$SPORTS_POSTS_STORE_URL``
+    (a file or the environment keeps a password out of ``ps`` and the shell's history)."""
+    import os
+
+    url: Optional[str] = args.url
+    if url is None and args.url_file is not None:
+        url = _read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
+    if url is None:
+        url = os.environ.get(STORE_URL_ENV)
+    if url is None:
+        raise SportsPostsError(f"name the store: URL, --url-file FILE or ${STORE_URL_ENV}")
+    if not url.strip():
+        raise SportsPostsError("the store URL is empty: name a redis://, postgresql:// URL or a SQLite file")
+    args.url = url
+    return url
+
+
+def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = None) -> bool:
+    """Whether ``table`` exists (and has a row ``where`` says): read-only, never creates."""
+    from ._stores.postgres import Postgres
+
+    db = Postgres(owner, url, auto_migrate=False, connect_timeout=5.0, statement_timeout=5.0)
+    try:
+        row = db.execute("SELECT to_regclass(%(table)s) IS NOT NULL", (), {"table": table})
+        if not row or not row[0]:
+            return False
+        return not where or db.execute(f"SELECT 1 FROM {table} WHERE {where}", (), params) is not None
+    finally:
+        db.close()
+
+
+def _redis_has(url: str, owner: str, keys: list[str]) -> bool:
+    """Whether any of ``keys`` exists (``EXISTS``: read-only, creates nothing)."""
+    from ._stores.redis import Redis
+
+    db = Redis(owner, url)
+    try:
+        with db.errors():
+            return bool(db.client().exists(*keys))
+    finally:
+        db.close()
+
+
 def _inbox(args: argparse.Namespace) -> Any:
-    kind = _store_kind(args.url)
+    url = _store_url(args)
+    kind = _store_kind(url)
     if kind == "redis":
         from .webhooks._redis_inbox import RedisInbox
 
-        return RedisInbox(args.url, **({"prefix": args.prefix} if args.prefix else {}))
+        inbox: Any = RedisInbox(url, **({"prefix": args.prefix} if args.prefix else {}))
+        if not _redis_has(url, "inbox", [inbox._k("stream"), inbox._k("counts")]):
+            inbox.close()
+            raise SportsPostsError(f"no inbox at {inbox._redis.where()} with prefix {inbox.prefix!r} "
+                                   "(nothing was created)")
+        return inbox
     if kind == "postgresql":
         from .webhooks._postgres import PostgresInbox
 
-        return PostgresInbox(args.url)
+        inbox = PostgresInbox(url, auto_migrate=False)
+        if not _pg_has(url, "inbox", "sports_posts_inbox"):
+            inbox.close()
+            raise SportsPostsError(f"no inbox at {inbox._db.where()}: table sports_posts_inbox is missing "
+                                   "(nothing was created)")
+        return inbox
     if args.prefix:
         raise SportsPostsError("--prefix is for a Redis inbox only")
     from .webhooks.inbox import SQLiteInbox
 
-    path = args.url.split("://", 1)[1] if "://" in args.url else args.url
-    if not Path(path).exists():  # opening would create an empty inbox and report it healthy
-        raise SportsPostsError(f"no SQLite inbox at {path}")
+    path = url.split("://", 1)[1] if "://" in url else url
+    if not path or not Path(path).is_file():  # opening would create an empty inbox and report it healthy
+        raise SportsPostsError(f"no SQLite inbox at {path!r}")
     return SQLiteInbox(path)
 
 
@@ -163,12 +221,20 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 
     from ._budget import CallBudget
 
-    if _store_kind(args.url) == "sqlite":
+    url = _store_url(args)
+    kind = _store_kind(url)
+    if kind == "sqlite":
         raise SportsPostsError("a CallBudget lives on redis:// or postgresql://")
+    exists = (_redis_has(url, "budget", [args.key]) if kind == "redis" else
+              _pg_has(url, "budget", "sports_posts_budget", "key = %(key)s", {"key": args.key}))
+    if not exists:
+        raise SportsPostsError(f"no budget {args.key!r} at this store: no draw has been made under that key "
+                               "(check --key; nothing was created)")
     unbounded = args.per_minute is None and args.per_month is None
     # status() draws nothing; a bound is only needed to say what is left.
-    budget = CallBudget(args.url, key=args.key, per_minute=args.per_minute,
+    budget = CallBudget(url, key=args.key, per_minute=args.per_minute,
                         per_month=2**62 if unbounded else args.per_month)
+    budget._runner._migrated = True  # checked above: a status reads, it never creates a table
     with _closing(budget):
         status = budget.status()
     if unbounded:
@@ -193,10 +259,19 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from .polling._lease import Lease
 
-    if _store_kind(args.url) == "sqlite":
+    url = _store_url(args)
+    kind = _store_kind(url)
+    if kind == "sqlite":
         raise SportsPostsError("a Lease lives on redis:// or postgresql://")
-    with _closing(Lease(args.url, key=args.key)) as lease:
+    if kind == "postgresql" and not _pg_has(url, "lease", "sports_posts_leases", "key = %(key)s", {"key": args.key}):
+        raise SportsPostsError(f"no lease {args.key!r} at this store: no poller has taken it "
+                               "(check the key; nothing was created)")
+    with _closing(Lease(url, key=args.key)) as lease:
+        lease._runner._migrated = True  # the status and release statements never need a new table
         before = lease.status()
+        if before.token == 0 and not before.holder:  # nobody ever took it: a mistyped key, most likely
+            raise SportsPostsError(f"no lease {args.key!r} at this store: no poller has taken it "
+                                   "(check the key; nothing was created)")
         released = None
         if args.lease_command == "release":
             if not args.force:
@@ -217,6 +292,12 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 # -- registration -------------------------------------------------------------------------
+
+
+def _url_arguments(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("url", metavar="URL", nargs="?", default=None, type=_path,
+                        help=f"{text} (or --url-file, or ${STORE_URL_ENV}: kept out of ps and shell history)")
+    parser.add_argument("--url-file", default=None, metavar="FILE", type=_path, help="read the store's URL from FILE")
 
 
 def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[..., Any]) -> None:
@@ -249,7 +330,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
                        ("requeue", "give dead letters a fresh set of attempts"),
                        ("purge-dead", "delete every dead letter (with --force)")):
         c = isub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", type=_path, help=url_help)
+        _url_arguments(c, url_help)
         c.add_argument("--prefix", default=None, help="a Redis inbox's key prefix, if not the default")
         if name == "requeue":
             c.add_argument("keys", nargs="*", metavar="KEY", help="the dead letters to requeue")
@@ -261,7 +342,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     p = sub.add_parser("budget", help="a CallBudget's use, drawing nothing")
     bsub = p.add_subparsers(dest="budget_command", required=True)
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
-    c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
+    _url_arguments(c, "the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
     c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
@@ -272,7 +353,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     for name, text in (("status", "holder, fencing token, expiry"),
                        ("release", "free the lease whoever holds it (with --force)")):
         c = lsub.add_parser(name, parents=[as_json], help=text, description=text)
-        c.add_argument("url", metavar="URL", type=_path, help="the store: redis://... or postgresql://...")
+        _url_arguments(c, "the store: redis://... or postgresql://...")
         c.add_argument("key", metavar="KEY", help="the lease's key (the checkpoint's key)")
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")

@@ -7,6 +7,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -335,3 +336,122 @@ def private_redis_sentinel() -> Iterator[SentinelSetup]:
         if setup is not None:
             setup.close()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+PGBOUNCER_INSTALL = "apt-get install -y pgbouncer"
+
+
+def _pgbouncer_binary() -> str:
+    for candidate in (shutil.which("pgbouncer"), "/usr/sbin/pgbouncer"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise ServerError(f"PgBouncer is not installed: run `{PGBOUNCER_INSTALL}` (.ci/system-packages does)")
+
+
+def _wait_for_port(port: int, what: str, alive: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or not alive():
+            raise ServerError(f"{what} did not start")
+        time.sleep(0.02)  # polling a child process's start-up, not a timed assertion
+
+
+@contextlib.contextmanager
+def private_pgbouncer(postgres_url: str, pool_mode: str = "transaction") -> Iterator[str]:
+    """Yield the URL of a PgBouncer with its default settings (``pool_mode`` aside) in front of
+    the server of ``postgres_url``: what a managed PostgreSQL's pooler looks like to a client."""
+    from urllib.parse import urlsplit
+
+    binary = _pgbouncer_binary()
+    target = urlsplit(postgres_url)
+    workdir = tempfile.mkdtemp(prefix="sp-pgbouncer-")
+    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_postgres:
+        shutil.chown(workdir, "postgres")
+    port = free_port()
+    ini, pidfile = os.path.join(workdir, "pgbouncer.ini"), os.path.join(workdir, "pgbouncer.pid")
+    with open(os.path.join(workdir, "users.txt"), "w") as f:
+        f.write('"test" ""\n')
+    with open(ini, "w") as f:
+        f.write(
+            "[databases]\n"
+            f"* = host=127.0.0.1 port={target.port}\n"
+            "[pgbouncer]\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {port}\nauth_type = trust\n"
+            f"auth_file = {workdir}/users.txt\npool_mode = {pool_mode}\nunix_socket_dir =\n"
+            f"logfile = {workdir}/pgbouncer.log\npidfile = {pidfile}\nmax_client_conn = 500\n"
+        )
+    try:
+        started = subprocess.run([*as_postgres, binary, "-d", ini], capture_output=True, text=True, check=False)
+        if started.returncode != 0:
+            raise ServerError(f"PgBouncer did not start: {started.stderr[-500:]}")
+        _wait_for_port(port, "PgBouncer", lambda: True)
+        yield f"postgresql://test@127.0.0.1:{port}{target.path}"
+    finally:
+        try:
+            with open(pidfile) as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class PostgresPair:
+    """A primary with ``synchronous_standby_names = '*'`` (a commit returns once the standby
+    has it) and a streaming standby made by ``pg_basebackup -R``; ``promote()`` fails over."""
+
+    def __init__(self) -> None:
+        self.bindir = postgres_bindir()
+        self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.dir = tempfile.mkdtemp(prefix="sp-postgres-pair-")
+        if self.as_postgres:
+            shutil.chown(self.dir, "postgres")
+        self.primary_data = os.path.join(self.dir, "primary")
+        self.standby_data = os.path.join(self.dir, "standby")
+        self.primary_port, self.standby_port = free_port(), free_port()
+
+    @property
+    def url(self) -> str:
+        """libpq's multi-host form: whichever of the two accepts writes."""
+        return (f"postgresql://test@127.0.0.1:{self.primary_port},127.0.0.1:{self.standby_port}/postgres"
+                "?target_session_attrs=read-write")
+
+    def _run(self, *args: str) -> None:
+        done = subprocess.run([*self.as_postgres, *args], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise ServerError(f"{os.path.basename(args[0])} failed: {done.stderr[-500:]}")
+
+    def _pg_ctl(self, data: str, *args: str) -> None:
+        self._run(os.path.join(self.bindir, "pg_ctl"), "-D", data, "-l", data + ".log", "-w", "-t", "30", *args)
+
+    def _options(self, port: int) -> str:
+        return (f"-p {port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c wal_level=replica"
+                " -c max_wal_senders=5 -c hot_standby=on -c max_connections=100")
+
+    def start(self) -> None:
+        bindir = self.bindir
+        self._run(os.path.join(bindir, "initdb"), "-D", self.primary_data, "-A", "trust", "-U", "test", "--no-sync")
+        self._pg_ctl(self.primary_data, "-o", self._options(self.primary_port)
+                     + " -c synchronous_standby_names=*", "start")
+        self._run(os.path.join(bindir, "pg_basebackup"), "-h", "127.0.0.1", "-p", str(self.primary_port),
+                  "-U", "test", "-D", self.standby_data, "-R", "--no-sync")
+        self._pg_ctl(self.standby_data, "-o", self._options(self.standby_port), "start")
+
+    def stop_primary(self) -> None:
+        """The primary goes away (as a machine that died): its port refuses connections."""
+        self._pg_ctl(self.primary_data, "-m", "immediate", "stop")
+
+    def promote(self) -> None:
+        self._pg_ctl(self.standby_data, "promote")
+
+    def close(self) -> None:
+        for data in (self.primary_data, self.standby_data):
+            if os.path.isdir(data):
+                subprocess.run([*self.as_postgres, os.path.join(self.bindir, "pg_ctl"), "-D", data,
+                                "-m", "immediate", "stop"], capture_output=True, check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -108,14 +108,26 @@ def scrub(text: str, url: Optional[str]) -> str:
     return text
 
 
+def _hosts(netloc: str) -> list[tuple[str, Optional[int]]]:
+    """The hosts of a netloc, libpq's multi-host form included (``h1:5432,h2:5433``):
+    ``ValueError`` for a port that is not a number."""
+    hostlist = netloc.rpartition("@")[2]
+    hosts: list[tuple[str, Optional[int]]] = []
+    for piece in hostlist.split(","):
+        parts = urlsplit(f"//{piece}")
+        hosts.append((parts.hostname or "localhost", parts.port))
+    return hosts
+
+
 def describe_url(url: str) -> str:
-    """``host:port/db`` of a connection URL: never its user's password."""
+    """``host:port/db`` of a connection URL (``h1:p1,h2:p2/db`` for several hosts): never
+    its user's password."""
     try:
         parts = urlsplit(url)
-        host, port = parts.hostname or "localhost", parts.port
+        hosts = _hosts(parts.netloc)
     except ValueError:
         return "<unparsable url>"
-    where = f"{host}:{port}" if port else host
+    where = ",".join(f"{host}:{port}" if port else host for host, port in hosts)
     path = parts.path.strip("/")
     return f"{where}/{path}" if path else where
 
@@ -140,11 +152,12 @@ def import_driver(module: str, owner: str) -> Any:
 
 
 def check_url(url: str, schemes: tuple[str, ...], owner: str, parameter: str) -> str:
-    """``url`` if its scheme is one of ``schemes`` and its port a number: a mistyped URL is
-    a ``ParameterError`` at construction, not a driver error at every call."""
+    """``url`` if its scheme is one of ``schemes`` and its ports numbers (libpq's multi-host
+    form too): a mistyped URL is a ``ParameterError`` at construction, not a driver error at
+    every call."""
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - parsing the port raises ValueError when it is not a number
+        _hosts(parts.netloc)  # a port that is not a number raises ValueError
     except ValueError:
         raise ParameterError(
             f"{owner}: not a valid URL: {redact_url(url)!r}", parameter=parameter

@@ -1,19 +1,34 @@
 """PostgreSQL for every store: one connection manager, one schema, one ``migrate()``.
 
 A connection per thread (and per process: a forked child opens its own) and one async
-connection per event loop, or the customer's own connection used as given. Connections made
-here are in autocommit mode, so a single statement never holds a transaction (and its row
-locks) across a pause of the client; ``connect_timeout``, ``statement_timeout``,
-``lock_timeout`` and ``idle_in_transaction_session_timeout`` are always set, and a client-side
-watchdog ends a statement a frozen server never answers. A connection found broken (the
-server restarted, the network dropped it) is replaced on the next call.
+connection per event loop, or the customer's own connection used as given. Everything here
+works unchanged behind a transaction-pooling PgBouncer with its default settings:
+
+- no startup ``options``: each call is one message (``SET LOCAL statement_timeout``, the
+  store's statements) that the server runs as one transaction, so the timeout applies to
+  exactly that transaction on whichever server connection the pooler hands it to, and no
+  transaction ever sits idle between two round trips;
+- no server-side prepared statements (``prepare_threshold=None``, values bound on the
+  client), which a pooler cannot carry from one transaction to the next;
+- a call that gives up sends a cancel request (PgBouncer forwards it) before it drops its
+  socket, and the server is told to stop a little before the client gives up: a reported
+  failure decided nothing.
+
+A call ends within ``connect_timeout`` (when a connection is opened) plus
+``statement_timeout``: the server ends the statement itself at 90% of the bound, and a
+client-side watchdog sends the cancel request at 95% (or a quarter second before the bound,
+if earlier) and ends the wait at the bound for a server that cannot answer at all. A
+connection found broken (the server restarted, a standby was promoted) is replaced on the
+next call; a libpq multi-host URL with ``target_session_attrs=read-write`` then finds the
+new primary.
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
+import contextlib
 import itertools
+import math
 import os
 import select
 import socket
@@ -39,9 +54,18 @@ NOW = "COALESCE(%(now)s::float8, extract(epoch FROM clock_timestamp()))"
 
 _MIGRATE_LOCK = 0x5350_494E  # one advisory lock for every store's DDL (CREATE IF NOT EXISTS races)
 
-# The server ends a statement at statement_timeout itself (a clearer error); the watchdog
-# only steps in after this much more, for a server that cannot answer at all.
-_GRACE = 1.5
+# Within a call's bound: the server is told to stop at SERVER_SHARE of it (its own, clearer
+# error, and a statement it stops is rolled back), the client watchdog sends its cancel
+# request at CANCEL_SHARE of it (or CANCEL_TIME before the bound, if earlier: a cancel
+# request crosses a pooler and a busy machine too) and drops the socket at the bound itself.
+SERVER_SHARE = 0.9
+CANCEL_SHARE = 0.95
+CANCEL_TIME = 0.25
+
+
+def _cancel_grace(bound: float) -> float:
+    """Seconds before the bound at which a call's cancel request is sent."""
+    return max(bound * (1 - CANCEL_SHARE), min(CANCEL_TIME, bound / 2))
 
 
 def schema_sql() -> str:
@@ -50,59 +74,120 @@ def schema_sql() -> str:
 
 
 class _Watchdog:
-    """One daemon thread that shuts down the socket of a statement still running past its
-    deadline: libpq then reports the connection closed, instead of waiting on a frozen server
-    for ever (the kernel of a stopped server still acknowledges, so TCP timeouts never fire)."""
+    """One daemon thread that ends a call still waiting at its deadline: it sends the
+    statement's cancel request, then shuts down the socket under libpq, which then reports
+    the connection closed instead of waiting on a frozen server for ever (the kernel of a
+    stopped server still acknowledges, so TCP timeouts never fire).
+
+    Arming and disarming take no lock (a dict entry each, atomic under the GIL): the thread
+    is woken only when it sleeps for want of work, or when a shorter bound than any before
+    shows up; while calls run it looks at them every sixteenth of the shortest bound seen.
+    """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._heap: list[tuple[float, int]] = []
-        self._armed: dict[int, int] = {}  # ticket -> fd
+        self._armed: dict[int, tuple[float, Any, float]] = {}  # ticket -> (deadline, connection, grace)
+        self._fired: set[int] = set()
         self._tickets = itertools.count(1)
         self._thread: Optional[threading.Thread] = None
         self._pid = 0
+        self._sleeping = False
+        self._tick = 1.0
 
-    def arm(self, fd: int, seconds: float, clock: Callable[[], float]) -> int:
-        with self._cond:
-            if self._thread is None or self._pid != os.getpid():  # a forked child has no thread
-                self._heap, self._armed, self._pid = [], {}, os.getpid()
-                self._thread = threading.Thread(target=self._run, args=(clock,), daemon=True,
-                                                name="sports-posts-pg-watchdog")
-                self._thread.start()
-            ticket = next(self._tickets)
-            self._armed[ticket] = fd
-            if len(self._heap) > 64 and len(self._heap) > 4 * len(self._armed):
-                # Finished statements leave their entries until their deadline: drop them
-                # now and then, so the heap stays the size of what is running.
-                self._heap = [entry for entry in self._heap if entry[1] in self._armed]
-                heapq.heapify(self._heap)
-            heapq.heappush(self._heap, (clock() + seconds, ticket))
-            if self._heap[0][1] == ticket:  # earlier than what the thread waits for
-                self._cond.notify()
-            return ticket
+    def arm(self, seconds: float, conn: Any, grace: float) -> int:
+        """End the call on ``conn`` in ``seconds`` (its cancel, then ``grace`` seconds later
+        at most its socket) unless disarmed first."""
+        if self._pid != os.getpid():  # first use, or a forked child: no thread here yet
+            self._start()
+        ticket = next(self._tickets)
+        self._armed[ticket] = (time.monotonic() + seconds, conn, grace)
+        if seconds / 16 < self._tick:
+            self._tick = seconds / 16
+            self._wake()
+        elif self._sleeping:
+            self._wake()
+        return ticket
 
-    def disarm(self, ticket: int) -> None:
-        with self._cond:
-            self._armed.pop(ticket, None)
+    def disarm(self, ticket: int) -> bool:
+        """Whether the call's deadline passed (its end was sent)."""
+        self._armed.pop(ticket, None)
+        if ticket in self._fired:
+            self._fired.discard(ticket)
+            return True
+        return False
 
-    def _run(self, clock: Callable[[], float]) -> None:
+    def _start(self) -> None:
         with self._cond:
-            while True:
-                while self._heap and self._heap[0][1] not in self._armed:
-                    heapq.heappop(self._heap)
-                if not self._heap:
-                    self._cond.wait()
+            if self._pid != os.getpid():
+                self._armed, self._fired, self._sleeping = {}, set(), False
+                thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
+                thread.start()
+                self._thread, self._pid = thread, os.getpid()
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            now = time.monotonic()
+            earliest: Optional[float] = None
+            for ticket, (deadline, conn, grace) in self._armed.copy().items():
+                if ticket in self._fired:
                     continue
-                deadline, ticket = self._heap[0]
-                left = deadline - clock()
-                if left > 0:
-                    self._cond.wait(left)
-                    continue
-                heapq.heappop(self._heap)
-                _shutdown(self._armed.pop(ticket))
+                if deadline <= now:  # in its own thread: a frozen server blocks only that one
+                    self._fired.add(ticket)
+                    threading.Thread(target=_end, args=(conn, grace, lambda t=ticket: t in self._armed),
+                                     daemon=True, name="sports-posts-pg-cancel").start()
+                elif earliest is None or deadline < earliest:
+                    earliest = deadline
+            with self._cond:
+                if earliest is None:
+                    self._sleeping = True  # set before the look below: an arm after it wakes us
+                    if not any(t not in self._fired for t in self._armed.copy()):
+                        self._cond.wait()
+                    self._sleeping = False
+                else:
+                    self._cond.wait(max(0.0, min(earliest - now, self._tick)))
 
 
 _WATCHDOG = _Watchdog()
+
+
+def _end(conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
+    """End a call on ``conn`` that is still waiting: its cancel request (through a pooler
+    too), then, ``grace`` seconds later at most, its socket shut down."""
+    _send_cancel(conn.pgconn, grace)
+    if waiting():
+        _shutdown(conn.pgconn.socket)
+
+
+def _send_cancel(pgconn: Any, grace: float) -> None:
+    """Send ``pgconn``'s cancel request, waiting ``grace`` seconds at most for it to be taken
+    (libpq's non-blocking cancel: a frozen server never answers, and the GIL stays free)."""
+    from psycopg import pq
+
+    deadline = time.monotonic() + grace
+    try:
+        cancel = pgconn.cancel_conn()
+    except Exception:  # a libpq older than 17 has no non-blocking cancel: the shutdown suffices
+        return
+    try:
+        cancel.start()
+        while True:
+            status = cancel.poll()
+            left = deadline - time.monotonic()
+            if status in (pq.PollingStatus.OK, pq.PollingStatus.FAILED) or left <= 0:
+                return
+            fd = cancel.socket
+            if status == pq.PollingStatus.READING:
+                select.select([fd], [], [], left)
+            else:
+                select.select([], [fd], [], left)
+    except Exception:  # the server or the pooler is gone: the shutdown that follows suffices
+        pass
+    finally:
+        cancel.finish()
 
 
 class Postgres:
@@ -129,6 +214,7 @@ class Postgres:
         psycopg = import_driver("psycopg", owner)
         self._driver = psycopg
         self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
+        self._caught = (psycopg.Error, OSError)
         self.url: Optional[str] = None
         self._given: Any = None
         self._given_async: Any = None
@@ -148,17 +234,17 @@ class Postgres:
         self.statement_timeout = _checks.seconds("statement_timeout", statement_timeout)
         lock = _checks.optional_seconds("lock_timeout", lock_timeout)
         self.lock_timeout = lock if lock is not None else self.statement_timeout
-        ms = int(self.statement_timeout * 1000)
-        self._connect_args = {
+        self._connect_bound = max(2, math.ceil(self.connect_timeout))
+        self._connect_args: dict[str, Any] = {
             "autocommit": True,
-            # libpq counts whole seconds (and at least 2).
-            "connect_timeout": max(2, round(self.connect_timeout)),
-            "options": (
-                f"-c statement_timeout={ms} -c lock_timeout={int(self.lock_timeout * 1000)}"
-                f" -c idle_in_transaction_session_timeout={ms}"
-            ),
+            # psycopg counts whole seconds (at least 2) per host tried: rounded up here, so
+            # the bound is never shorter than the one given.
+            "connect_timeout": self._connect_bound,
+            # Values bound on the client, nothing prepared on the server: a transaction
+            # pooler hands each transaction whichever server connection is free.
+            "prepare_threshold": None,
         }
-        self._guard = self.statement_timeout * _GRACE
+        self._settings_of: dict[float, list[str]] = {}
         self._local = threading.local()
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._migrated = not auto_migrate
@@ -167,6 +253,11 @@ class Postgres:
     def __repr__(self) -> str:
         where = redact_url(self.url) if self.url is not None else self.where()
         return f"{self.engine}({where})"
+
+    @property
+    def connect_bound(self) -> float:
+        """Seconds a new connection may take per host of the URL (what psycopg enforces)."""
+        return float(self._connect_bound)
 
     def where(self) -> str:
         """Host, port and database for a repr: never a password."""
@@ -183,6 +274,48 @@ class Postgres:
         """A context that turns driver failures into this store's typed error."""
         return translated(self.owner, self.engine, self._errors, self.url, self._error)
 
+    def __enter__(self) -> None:
+        """``with self:`` is ``with self.errors():`` at the cost of a method call, for every call."""
+
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
+        if exc is not None and isinstance(exc, self._caught):
+            with self.errors():
+                raise exc
+
+    def _no_connection(self) -> StoreError:
+        return self._error(
+            f"{self.owner}: postgres did not accept a connection within the call's bound of "
+            f"{self.connect_bound:g} s per host (connect_timeout); nothing was sent",
+            engine=self.engine, code="08001",
+        )
+
+    def _gave_up(self, bound: float) -> StoreError:
+        return self._error(
+            f"{self.owner}: postgres gave no answer within the call's bound of {bound:g} s "
+            "(statement_timeout); its statement was cancelled and decided nothing",
+            engine=self.engine, code="57014",
+        )
+
+    def _settings(self, bound: float) -> list[str]:
+        """The settings of one call's transaction, sent in the same message as its statements
+        (``SET LOCAL``: they end with it, whatever server connection a pooler chose)."""
+        settings = self._settings_of.get(bound)  # shared: never changed once made
+        if settings is None:
+            settings = [f"SET LOCAL statement_timeout = {max(1, int(bound * SERVER_SHARE * 1000))}"]
+            if self.lock_timeout < bound:
+                settings.append(f"SET LOCAL lock_timeout = {max(1, int(self.lock_timeout * SERVER_SHARE * 1000))}")
+            if len(self._settings_of) < 64:  # a caller's own deadlines vary: keep the usual ones
+                self._settings_of[bound] = settings
+        return settings
+
+    def wire(self, cur: Any, statements: Sequence[Statement], bound: Optional[float] = None) -> str:
+        """The one message a call sends: its settings, then each statement with its values
+        bound by ``cur`` (a ``psycopg.ClientCursor``); the benchmark's raw driver sends it too."""
+        parts = [*self._settings(self.statement_timeout if bound is None else bound)]
+        for sql, params in statements:
+            parts.append(sql if params is None else cur.mogrify(sql, params))
+        return ";\n".join(parts)
+
     # -- sync ----------------------------------------------------------------------------
 
     def connection(self) -> Any:
@@ -198,37 +331,50 @@ class Postgres:
             return conn
         if conn is not None and self._local.pid == os.getpid():
             conn.close()
-        conn = self._driver.connect(self.url, **self._connect_args)
+        try:
+            conn = self._driver.connect(self.url, cursor_factory=self._driver.ClientCursor, **self._connect_args)
+        except self._driver.errors.ConnectionTimeout:
+            raise self._no_connection() from None
         self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
     def run(
         self, statements: Sequence[Statement], *, connection: Any = None, timeout: Optional[float] = None
     ) -> list[Result]:
-        """Run ``statements``: one alone in autocommit, several in one transaction of their
-        own, or, given the caller's ``connection``, inside the caller's transaction.
+        """Run ``statements`` as one transaction of their own, or, given the caller's
+        ``connection``, inside the caller's transaction (nothing of ours is opened then).
         ``timeout`` (seconds) shortens this call's bound (a caller's own deadline)."""
-        with self.errors():
-            own = self.connection()
+        with self:
+            if connection is not None:
+                if not self._migrated:
+                    _on_given(connection, _migration(), atomic=True)
+                    self._migrated = True
+                return _on_given(connection, statements)
+            conn = self.connection()
             if not self._migrated:
                 with self._migrate_lock:
                     if not self._migrated:
-                        self._guarded(own, _migration())
+                        self._guarded(conn, _migration())
                         self._migrated = True
-            if connection is not None:
-                with connection.cursor() as cur:
-                    return _execute_all(cur, statements)
-            return self._guarded(own, statements, timeout)
+            return self._guarded(conn, statements, timeout)
 
     def _guarded(self, conn: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
         if conn is self._given:  # the customer's connection: their settings, their bounds
-            return _run_on(conn, statements)
-        bound = self._guard if timeout is None else min(self._guard, timeout)
-        ticket = _WATCHDOG.arm(conn.pgconn.socket, bound, time.monotonic)
-        try:
-            return _run_on(conn, statements)
-        finally:
-            _WATCHDOG.disarm(ticket)
+            return _on_given(conn, statements)
+        bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
+        with conn.cursor() as cur:
+            text = self.wire(cur, statements, bound)
+            grace = _cancel_grace(bound)
+            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
+            try:
+                cur.execute(text)
+                return _results(cur, len(self._settings(bound)), len(statements))
+            except self._errors:
+                if _WATCHDOG.disarm(ticket):
+                    raise self._gave_up(bound) from None
+                raise
+            finally:
+                _WATCHDOG.disarm(ticket)
 
     def execute(
         self, sql: str, keys: Sequence[str], params: Any, *, timeout: Optional[float] = None
@@ -265,33 +411,47 @@ class Postgres:
         if conn is None or not _alive(conn):
             if conn is not None:
                 await conn.close()
-            conn = await self._driver.AsyncConnection.connect(self.url, **self._connect_args)
+            try:
+                conn = await self._driver.AsyncConnection.connect(
+                    self.url, cursor_factory=self._driver.AsyncClientCursor, **self._connect_args)
+            except self._driver.errors.ConnectionTimeout:
+                raise self._no_connection() from None
             self._async[loop] = conn
         return conn
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
         """``run`` on an async connection."""
-        with self.errors():
-            own = await self.aconnection()
-            if not self._migrated:
-                await self._aguarded(own, _migration())
-                self._migrated = True
+        with self:
             if connection is not None:
-                async with connection.cursor() as cur:
-                    return await _aexecute_all(cur, statements)
-            return await self._aguarded(own, statements)
+                if not self._migrated:
+                    await _aon_given(connection, _migration(), atomic=True)
+                    self._migrated = True
+                return await _aon_given(connection, statements)
+            conn = await self.aconnection()
+            if not self._migrated:
+                await self._aguarded(conn, _migration())
+                self._migrated = True
+            return await self._aguarded(conn, statements)
 
     async def _aguarded(self, conn: Any, statements: Sequence[Statement]) -> list[Result]:
         if conn is self._given_async:
-            return await _arun_on(conn, statements)
+            return await _aon_given(conn, statements)
+        bound = self.statement_timeout
         # Not a task cancellation: psycopg would then wait for a cancel request the frozen
         # server cannot answer either.
-        fd = conn.pgconn.socket
-        timer = asyncio.get_running_loop().call_later(self._guard, _shutdown, fd)
-        try:
-            return await _arun_on(conn, statements)
-        finally:
-            timer.cancel()
+        async with conn.cursor() as cur:
+            text = self.wire(cur, statements, bound)
+            grace = _cancel_grace(bound)
+            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
+            try:
+                await cur.execute(text)
+                return await _aresults(cur, len(self._settings(bound)), len(statements))
+            except self._errors:
+                if _WATCHDOG.disarm(ticket):
+                    raise self._gave_up(bound) from None
+                raise
+            finally:
+                _WATCHDOG.disarm(ticket)
 
     async def aexecute(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
         """``execute`` on this event loop's connection, or in a worker thread when the
@@ -348,36 +508,55 @@ def _migration() -> list[Statement]:
     return [("SELECT pg_advisory_xact_lock(%(lock)s)", {"lock": _MIGRATE_LOCK}), (schema_sql(), None)]
 
 
-def _execute_all(cur: Any, statements: Sequence[Statement]) -> list[Result]:
+def _results(cur: Any, settings: int, statements: int) -> list[Result]:
+    """(rowcount, rows) of each statement of one message, its settings' results skipped."""
+    for _ in range(settings):
+        cur.nextset()
     results: list[Result] = []
-    for sql, params in statements:
-        cur.execute(sql, params)
+    for index in range(statements):
+        if index:
+            cur.nextset()
         results.append((cur.rowcount, cur.fetchall() if cur.description else []))
     return results
 
 
-def _run_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
-    if len(statements) == 1 and conn.autocommit:  # one statement is atomic: no BEGIN/COMMIT
-        with conn.cursor() as cur:
-            return _execute_all(cur, statements)
-    with conn.transaction(), conn.cursor() as cur:
-        return _execute_all(cur, statements)
-
-
-async def _aexecute_all(cur: Any, statements: Sequence[Statement]) -> list[Result]:
+async def _aresults(cur: Any, settings: int, statements: int) -> list[Result]:
+    for _ in range(settings):
+        cur.nextset()  # every result of the message is already here: nextset does no I/O
     results: list[Result] = []
-    for sql, params in statements:
-        await cur.execute(sql, params)
+    for index in range(statements):
+        if index:
+            cur.nextset()
         results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
 
 
-async def _arun_on(conn: Any, statements: Sequence[Statement]) -> list[Result]:
-    if len(statements) == 1 and conn.autocommit:
-        async with conn.cursor() as cur:
-            return await _aexecute_all(cur, statements)
-    async with conn.transaction(), conn.cursor() as cur:
-        return await _aexecute_all(cur, statements)
+def _on_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
+    """Run on the customer's connection, inside their transaction if one is open, never
+    prepared (their pooler may be one that cannot keep a prepared statement). Several
+    statements (or ``atomic``) go all or nothing: in a transaction, or a savepoint in theirs."""
+    results: list[Result] = []
+    with conn.transaction() if atomic or len(statements) > 1 else contextlib.nullcontext(), conn.cursor() as cur:
+        for sql, params in statements:
+            cur.execute(sql, params, prepare=False)
+            results.append((cur.rowcount, cur.fetchall() if cur.description else []))
+    return results
+
+
+async def _aon_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
+    if atomic or len(statements) > 1:
+        async with conn.transaction(), conn.cursor() as cur:
+            return await _aexecute_given(cur, statements)
+    async with conn.cursor() as cur:
+        return await _aexecute_given(cur, statements)
+
+
+async def _aexecute_given(cur: Any, statements: Sequence[Statement]) -> list[Result]:
+    results: list[Result] = []
+    for sql, params in statements:
+        await cur.execute(sql, params, prepare=False)
+        results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
+    return results
 
 
 def check_in_transaction(owner: str, conn: Any) -> None:

@@ -136,9 +136,10 @@ class Lease:
     tokens (``sports_posts.RedisCheckpoint`` or
     ``sports_posts.polling.PostgresCheckpoint``). ``store`` is a ``redis://`` or
     ``postgresql://`` URL or a client the customer already has. ``ttl`` (seconds) is how long
-    a dead holder blocks the feed; the holder renews every ``ttl / 3``. ``connect_timeout``
-    and ``statement_timeout`` (seconds) bound each call to a store that froze or went away
-    (on Redis the second is the socket timeout); keep them well under ``ttl / 3``.
+    a dead holder blocks the feed; the holder renews every ``ttl / 3``. A call to a store
+    that froze or went away ends within ``connect_timeout + statement_timeout`` seconds (on
+    Redis the second is the socket timeout): 4 s by default, under the default ``ttl / 3``
+    (5 s); keep their sum under ``ttl / 3``.
     """
 
     def __init__(
@@ -147,8 +148,8 @@ class Lease:
         *,
         key: str = "sports_posts:poll",
         ttl: float = 15.0,
-        connect_timeout: float = 5.0,
-        statement_timeout: float = 5.0,
+        connect_timeout: float = 2.0,
+        statement_timeout: float = 2.0,
     ) -> None:
         # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
         if not isinstance(key, str) or not key:

@@ -39,7 +39,8 @@ class PostgresCheckpoint:
     loaded), and after ``fence`` every save carries the lease's fencing token, refused
     with ``LeaseLostError`` once a newer token has been seen. ``url_or_connection`` is
     a ``postgresql://`` URL or a ``psycopg.Connection`` (not closed by this class);
-    ``connect_timeout`` and ``statement_timeout`` (seconds) bound each call.
+    a call ends within ``connect_timeout + statement_timeout`` seconds (4 s by default, as a
+    ``Lease``'s, under its ``ttl / 3``).
     """
 
     def __init__(
@@ -47,8 +48,8 @@ class PostgresCheckpoint:
         url_or_connection: Any,
         *,
         key: str = "sports_posts:poll",
-        connect_timeout: float = 5.0,
-        statement_timeout: float = 5.0,
+        connect_timeout: float = 2.0,
+        statement_timeout: float = 2.0,
     ) -> None:
         if not isinstance(key, str) or not key:
             raise CheckpointError("PostgresCheckpoint: key must be a non-empty string")

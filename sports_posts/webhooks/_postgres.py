@@ -180,9 +180,14 @@ class PostgresDedupeStore(_PostgresStore):
             {"key": check_key(key), "ttl": self.ttl, "now": self._now()},
         )]
 
-    def _effects_sweep_sql(self) -> list[Statement]:
-        return [(f"DELETE FROM sports_posts_effects WHERE done_at <= {NOW} - %(ttl)s",
-                 {"ttl": self.ttl, "now": self._now()})]
+    def _claim_in_statements(self, key: str) -> list[Statement]:
+        # Now and then the expired rows go too, in the same transaction: claim_in runs on the
+        # caller's connection only (behind a pooler, a second one may be all there is).
+        statements = self._claim_in_sql(key)
+        if self._sweep_due():
+            statements.insert(0, (f"DELETE FROM sports_posts_effects WHERE done_at <= {NOW} - %(ttl)s",
+                                  {"ttl": self.ttl, "now": self._now()}))
+        return statements
 
     # -- sync ----------------------------------------------------------------------------
 
@@ -212,9 +217,7 @@ class PostgresDedupeStore(_PostgresStore):
         the next attempt claims again. False: a committed transaction already did the work.
         """
         check_in_transaction(type(self).__name__, connection)
-        if self._sweep_due():
-            self._db.run(self._effects_sweep_sql())
-        return bool(self._db.run(self._claim_in_sql(key), connection=connection)[0][1])
+        return bool(self._db.run(self._claim_in_statements(key), connection=connection)[-1][1])
 
     # -- async ---------------------------------------------------------------------------
 
@@ -239,9 +242,7 @@ class PostgresDedupeStore(_PostgresStore):
     async def aclaim_in(self, connection: Any, key: str) -> bool:
         """``claim_in`` inside your transaction on a ``psycopg.AsyncConnection``."""
         check_in_transaction(type(self).__name__, connection)
-        if self._sweep_due():
-            await self._db.arun(self._effects_sweep_sql())
-        return bool((await self._db.arun(self._claim_in_sql(key), connection=connection))[0][1])
+        return bool((await self._db.arun(self._claim_in_statements(key), connection=connection))[-1][1])
 
 
 _ENTRY_COLUMNS = "key, body, delivery_id, attempts, state, last_error, token"

@@ -126,7 +126,8 @@ def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
 ) -> None:
     url = request.getfixturevalue(store)
     key = f"test:lease:{uuid.uuid4().hex[:8]}"
-    assert run_json("lease", "status", url, key) == {"key": key, "holder": None, "token": 0, "expires_in": None}
+    status, _, err = run("lease", "status", url, key)
+    assert status == 1 and "no lease" in err, "a key no poller has taken is not a healthy free lease"
     stuck = Lease(url, key=key, ttl=600)
     token = stuck.acquire()
     assert token is not None
@@ -147,3 +148,60 @@ def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
     assert status == 0 and f"token       {token + 1}" in out and successor.holder in out
     stuck.close()
     successor.close()
+
+
+@pytest.fixture
+def empty_database(postgres_url: str) -> Iterator[str]:
+    """A database of the session's server with no table at all (a mistyped database name)."""
+    import psycopg
+
+    name = f"empty_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield postgres_url.rsplit("/", 1)[0] + "/" + name
+
+
+def _tables(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()
+    return [row[0] for row in rows]
+
+
+@pytest.mark.parametrize("argv", [("inbox", "status"), ("inbox", "dead"), ("inbox", "requeue", "--all"),
+                                  ("budget", "status"), ("lease", "status", "KEY"), ("lease", "release", "KEY")])
+def test_on_an_empty_postgres_every_command_says_so_and_creates_nothing(empty_database: str, argv: tuple[str, ...]) -> None:
+    command, rest = argv[:2], argv[2:]
+    status, out, err = run(*command, empty_database, *rest)
+    assert status == 1 and "no " in err and "nothing was created" in err, err
+    assert _tables(empty_database) == []
+
+
+def test_on_redis_a_mistyped_prefix_or_key_says_so_and_creates_nothing(redis_client: Any, redis_url: str) -> None:
+    for argv in (("inbox", "status", redis_url, "--prefix", "nope:"), ("budget", "status", redis_url, "--key", "nope"),
+                 ("lease", "status", redis_url, "nope")):
+        status, _, err = run(*argv)
+        assert status == 1 and "nothing was created" in err, (argv, err)
+    assert redis_client.dbsize() == 0
+
+
+def test_an_empty_url_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:  # a usage error, as for every empty path argument
+        run("inbox", "status", "")
+    assert exited.value.code == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_url_comes_from_the_environment_or_a_file(pg: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    status, _, err = run("inbox", "status")
+    assert status == 1 and "SPORTS_POSTS_STORE_URL" in err and "--url-file" in err
+    monkeypatch.setenv("SPORTS_POSTS_STORE_URL", pg)
+    assert run_json("inbox", "status")["dead"] == 0
+    monkeypatch.delenv("SPORTS_POSTS_STORE_URL")
+    secret = tmp_path / "store-url"
+    secret.write_text(pg + "\n")
+    assert run_json("inbox", "status", "--url-file", str(secret))["dead"] == 0
+    status, _, err = run("lease", "status", "--url-file", str(tmp_path / "missing"), "some-key")
+    assert status == 1 and "--url-file" in err

@@ -42,3 +42,33 @@ def store_url(request: pytest.FixtureRequest) -> str:
     """The session's Redis or PostgreSQL, by URL: every fleet object runs on both."""
     name = "redis_url" if request.param == "redis" else "postgres_url"
     return str(request.getfixturevalue(name))
+
+
+def _pgbouncer(postgres_url: str, pool_mode: str) -> Iterator[str]:
+    from tests.servers import ServerError, private_pgbouncer
+
+    try:
+        with private_pgbouncer(postgres_url, pool_mode) as url:
+            yield url
+    except ServerError as exc:
+        pytest.fail(str(exc))
+
+
+@pytest.fixture(scope="session")
+def pgbouncer_transaction_url(postgres_url: str) -> Iterator[str]:
+    """A PgBouncer with its default settings, transaction pooling, before the session's server."""
+    yield from _pgbouncer(postgres_url, "transaction")
+
+
+@pytest.fixture(scope="session")
+def pgbouncer_session_url(postgres_url: str) -> Iterator[str]:
+    """A PgBouncer with its default settings, session pooling, before the session's server."""
+    yield from _pgbouncer(postgres_url, "session")
+
+
+@pytest.fixture(params=["direct", "pgbouncer-transaction", "pgbouncer-session"])
+def deployment(request: pytest.FixtureRequest, pg: str) -> str:
+    """The URL the stores are given: the server itself, or a PgBouncer before it (one each per run)."""
+    if request.param == "direct":
+        return pg
+    return str(request.getfixturevalue(request.param.replace("-", "_") + "_url"))

@@ -20,4 +20,6 @@ def test_the_fleet_figures_are_in_the_json_of_a_run_as_a_module(tmp_path: Path) 
     names = [r["name"] for r in json.loads(out.read_text())["results"]]
     assert [n.split(" vs ")[0] for n in names] == ["PostgresDedupeStore.claim", "PostgresInbox put + take_due + mark_done",
                                                    "RedisInbox put + take_due + mark_done"]
+    info = [i["name"] for i in json.loads(out.read_text())["info"]]
+    assert sum("through PgBouncer" in name for name in info) == 2, "the pooler's figures beside the direct ones"
     assert " of 3 targets met" in done.stdout  # quick mode judges nothing: the count is what matters

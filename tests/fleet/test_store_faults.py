@@ -116,6 +116,10 @@ def test_a_frozen_postgres_is_a_typed_error_within_the_bound_then_recovers(pg: P
     finally:
         pg.thaw()
     assert isinstance(outcome, StoreError) and outcome.engine == "postgres", outcome
+    # The store says which bound ended the call (a new thread connects first): statement_timeout
+    # or connect_timeout themselves, no grace on top.
+    assert (f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome)
+            or "within the call's bound of 2 s per host (connect_timeout)" in str(outcome)), outcome
     call()  # the broken connection is replaced
     store.close()
 
@@ -349,17 +353,40 @@ def test_a_locked_sqlite_file_is_a_typed_store_error(tmp_path: Any, kind: str) -
 
 def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None:
     import socket as socket_module
+    import types
 
     from sports_posts._stores.postgres import _Watchdog
 
-    now = [0.0]
+    def no_cancel() -> Any:
+        raise RuntimeError("no cancel request here: the socket shutdown alone")
+
     dog = _Watchdog()
     left, right = socket_module.socketpair()
+    conn = types.SimpleNamespace(pgconn=types.SimpleNamespace(socket=left.fileno(), cancel_conn=no_cancel))
     try:
         for _ in range(1000):  # statements that finish in time: disarmed, never fired
-            dog.disarm(dog.arm(left.fileno(), 30.0, lambda: now[0]))
-        assert len(dog._heap) <= 64 + 1, "finished statements do not pile up"
+            assert dog.disarm(dog.arm(30.0, conn, 1.0)) is False
+        assert dog._armed == {} and dog._fired == set(), "finished statements do not pile up"
         assert right.send(b"x") == 1 and left.recv(1) == b"x", "nothing was shut down"
+        ticket = dog.arm(0.01, conn, 0.0)  # a statement that overruns its bound
+        right.settimeout(PATIENCE)
+        assert right.recv(1) == b"", "its socket was shut down"
+        assert dog.disarm(ticket) is True, "the call learns that its bound ended it"
     finally:
         left.close()
         right.close()
+
+
+def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_timeout(pg: PostgresProcess) -> None:
+    inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # one thread: its connection is open
+        pool.submit(inbox.counts).result()
+        pg.freeze()
+        try:
+            outcome = pool.submit(inbox.counts).exception(timeout=PATIENCE)
+        finally:
+            pg.thaw()
+        assert isinstance(outcome, StoreError), outcome
+        assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
+        assert outcome.code == "57014"
+        assert pool.submit(inbox.counts).result()["dead"] == 0  # replaced connection
