@@ -43,6 +43,7 @@ __all__ = [
     "encode_datetime",
     "encode_ids_params",
     "encode_posts_params",
+    "same_feed_form",
 ]
 
 LeagueCode = Union[
@@ -521,6 +522,34 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     for name in sorted(given, key=_ORDER.__getitem__):  # the wire order: the table's
         query[name] = _ENCODERS[name](name, given[name])
     return query
+
+
+_SETS = ("leagues", "sports", "teams", "players")
+"""Comma lists the service reads as sets of values (any order, a repeat adds nothing)."""
+
+
+def same_feed_form(query: Mapping[str, str]) -> dict[str, str]:
+    """An encoded query (``encode_posts_params``) in the form the service compares it: two
+    queries asking for the same posts have the same form.
+
+    League codes and sports are case-insensitive (``nfl`` is ``NFL``; ``soccer`` is
+    ``football``), ``league`` is ``leagues``, and ``leagues``, ``sports``, ``teams`` and
+    ``players`` are sets, so their order and repeats do not matter. A checkpoint stores its
+    feed in this form, and compares a stored feed after bringing it to this form too."""
+    form: dict[str, str] = {}
+    for name, value in query.items():
+        key = "leagues" if name == "league" else name
+        if key in _SETS:
+            items = [item.strip() for item in value.split(",")]
+            if key == "leagues":
+                items = [item.upper() for item in items]
+            elif key == "sports":
+                items = ["football" if item.lower() == "soccer" else item.lower() for item in items]
+            value = ",".join(sorted(set(items)))
+        elif key == "user_location":
+            value = value.upper()
+        form[key] = value
+    return dict(sorted(form.items()))
 
 
 def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[str]) -> None:
