@@ -13,7 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sports_posts import CheckpointMismatchError, FileCheckpoint, MemoryCheckpoint, PollState, SportsPosts
+from sports_posts import (
+    CheckpointMismatchError,
+    FileCheckpoint,
+    MemoryCheckpoint,
+    PollState,
+    SportsPosts,
+)
 from sports_posts._params import LEAGUES, encode_posts_params, same_feed_form
 
 from .conftest import TimeHarness, ids, make_poller
