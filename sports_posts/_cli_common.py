@@ -261,7 +261,9 @@ def _serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[
     try:
         with _StopSignals():
             while thread.is_alive():
-                thread.join(0.5)
+                # A sleep, not thread.join(): a join the signal interrupts leaves the thread
+                # looking stopped on Python < 3.11, though it still serves.
+                time.sleep(0.5)
         return None
     except _StopServer as received:
         name = str(received)
@@ -284,7 +286,7 @@ def _stop_accepting(server: Any, thread: threading.Thread, bound: float = 5.0) -
     while thread.is_alive() and time.monotonic() < deadline:
         if not any(s.is_serving() for s in list(getattr(server, "servers", None) or [])):
             return
-        thread.join(0.02)
+        time.sleep(0.02)
 
 
 class _InFlight:
