@@ -63,9 +63,9 @@ def is_wsgi(app: Any) -> bool:
     An ASGI 3 app is a coroutine function of ``(scope, receive, send)``, or an object whose
     ``__call__`` is one (Starlette, FastAPI, Django's ASGI handler); a WSGI app is a plain
     callable of two positional parameters."""
-    call = app if inspect.isfunction(app) or inspect.ismethod(app) else getattr(app, "__call__", None)
-    if call is None or inspect.isclass(app):
+    if not callable(app) or inspect.isclass(app):
         return False
+    call = app if inspect.isfunction(app) or inspect.ismethod(app) else type(app).__call__.__get__(app)
     if asyncio.iscoroutinefunction(call) or asyncio.iscoroutinefunction(app):
         return False
     try:
