@@ -137,7 +137,7 @@ def test_ctrl_c_ends_poll_with_130_and_one_interrupted_line(procs: list[Proc]) -
     status, err = poll.finish()
     assert status == 130
     said = [line for line in err if "interrupted" in line]
-    assert len(said) == 1 and re.fullmatch(r"sports-posts: interrupted \(1 batch, \d+ calls?\)", said[0]), err
+    assert len(said) == 1 and re.fullmatch(r"sports-posts: interrupted \(\d+ batch(es)?, \d+ calls?\)", said[0]), err
     assert err[-1] == said[0] and quiet(err)
 
 
