@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+
 import pytest
 
 from sports_posts import _demo
