@@ -118,8 +118,9 @@ def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] =
     if "leagues" not in skip:
         group.add_argument("--league", dest="league", default=None, help=argparse.SUPPRESS)
     group.add_argument("--unchecked", action="store_true",
-                       help="send --leagues and --media-type as written, even values this version "
-                            "does not know (a value the service does not know is a billed error)")
+                       help="send --leagues, --media-type, --id-type and --user-location as written, "
+                            "even values this version does not know or takes for a typo (a value the "
+                            "service does not know is a billed error)")
 
 
 def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -130,7 +131,7 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
         names.append("league")
     given = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "unchecked", False):
-        for name in ("leagues", "league", "media_type"):
+        for name in ("leagues", "league", "media_type", "id_type", "user_location"):
             if name in given:
                 given[name] = Unchecked(given[name])
     return given

@@ -124,9 +124,9 @@ def _in_flags(exc: ParameterError) -> str:
     if name and text.startswith(name + ":"):
         flag = _OWN_NAMES.get(name) or "--" + name.replace("_", "-")
         text = flag + text[len(name):]
-    cut = text.find(" To send a value the service added")
+    cut = text.find("wrap it: Unchecked(")
     if cut >= 0:
-        text = text[:cut] + " To send a value the service added after this version, add --unchecked."
+        text = text[:cut] + "add --unchecked."
     return text
 
 

@@ -315,3 +315,11 @@ def test_json_summary_of_a_sweep_still_parses(procs: list[Proc]) -> None:
     assert set(summary) == {"as_of", "deleted", "already_handled"}
     status, err = proc.finish()
     assert status == 0 and re.search(r"\d+ ids? deleted", err[-1]), err
+
+
+def test_a_refused_value_says_how_to_send_it_anyway_from_the_command_line(procs: list[Proc]) -> None:
+    for flags, says in ((("--teams", "1", "--id-type", "servce"), "--id-type: 'servce' is not an id_type"),
+                        (("--user-location", "ZZ"), "--user-location: 'ZZ' is not an assigned")):
+        status, err = start(procs, "posts", "--sandbox", *flags).finish()
+        assert status == 1 and says in err[-1] and err[-1].endswith("add --unchecked."), err
+        assert "Unchecked(" not in err[-1]
