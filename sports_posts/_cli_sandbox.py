@@ -75,7 +75,8 @@ def add_sandbox_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
                    help="live posts that appear per minute (default 2; 0 = none)")
     p.add_argument("--profile", default="strict", choices=["strict", "lenient"],
                    help="strict (default): every open point of the specification read against the client; "
-                        "lenient: the forgiving behaviour of earlier releases, for demos")
+                        "lenient: each open point read the forgiving way (both author forms, combined modes "
+                        "answered), for demos")
     p.add_argument("--author-shape", default=None, choices=["flat", "nested", "both", "mixed"],
                    help="author form in posts: flat fields, nested object, both, or one of the "
                         "two per post (default: mixed in the strict profile, both in the lenient one)")

@@ -21,8 +21,8 @@ class Sandbox(SandboxService):
 
     ``profile="strict"`` (the default) reads every discrepancy and "not shown" of the
     specification the way least forgiving to the client (one author form per post, combined
-    modes refused, game mode by the scheduled game); ``profile="lenient"`` keeps the forgiving
-    behaviour of earlier releases, for demos. See docs/sandbox.md.
+    modes refused, game mode by the scheduled game); ``profile="lenient"`` reads each the
+    forgiving way (both author forms, combined modes answered), for demos. See docs/sandbox.md.
     """
 
     _server: Any = None
