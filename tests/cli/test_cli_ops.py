@@ -147,3 +147,19 @@ def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
     assert status == 0 and f"token       {token + 1}" in out and successor.holder in out
     stuck.close()
     successor.close()
+
+
+def test_counts_in_text_output_agree_with_their_number(tmp_path: Path) -> None:
+    from sports_posts.webhooks import SQLiteInbox
+
+    path = str(tmp_path / "inbox.db")
+    inbox = SQLiteInbox(path, max_attempts=1)
+    _dead_letter(inbox, "one")
+    status, out, err = run("inbox", "dead", path)
+    assert status == 0 and "sports-posts: 1 dead letter\n" in err
+    status, out, _ = run("inbox", "purge-dead", path, "--force")
+    assert status == 0 and out == "purged 1 dead letter\n"
+    _dead_letter(inbox, "two")
+    _dead_letter(inbox, "three")
+    assert run("inbox", "purge-dead", path, "--force")[1] == "purged 2 dead letters\n"
+    inbox.close()
