@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Optional
@@ -99,7 +100,7 @@ class Proc:
 
 
 @pytest.fixture
-def procs() -> list[Proc]:
+def procs() -> Iterator[list[Proc]]:
     started: list[Proc] = []
     yield started
     for proc in started:

@@ -5,7 +5,7 @@ where the vocabulary is open."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 import respx
@@ -122,9 +122,12 @@ def test_an_id_type_far_from_every_known_one_passes(value: str) -> None:
 
 def test_the_known_id_types_pass_and_the_mode_helpers_check_too(runner: Runner, api: respx.MockRouter) -> None:
     route = api.get("/posts").respond(200, json=page([]))
+    def by_team(id_type: str) -> Callable[[Any], Any]:
+        return lambda c: c.posts.by_team("KC", id_type=id_type)
+
     for id_type in ID_TYPES:
         assert near_id_type(id_type) is None
-        runner.run(lambda c, t=id_type: c.posts.by_team("KC", id_type=t))
+        runner.run(by_team(id_type))
     assert route.call_count == len(ID_TYPES)
     with pytest.raises(sp.ParameterError, match="did you mean 'service'"):
         runner.run(lambda c: c.posts.by_team("KC", id_type="srevice"))
