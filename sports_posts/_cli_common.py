@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import re
 import signal
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Callable, Optional, TextIO
@@ -175,8 +177,9 @@ def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] =
     if "leagues" not in skip:
         group.add_argument("--league", dest="league", default=None, help=argparse.SUPPRESS)
     group.add_argument("--unchecked", action="store_true",
-                       help="send --leagues and --media-type as written, even values this version "
-                            "does not know (a value the service does not know is a billed error)")
+                       help="send --leagues, --media-type, --id-type and --user-location as written, "
+                            "even values this version does not know or takes for a typo (a value the "
+                            "service does not know is a billed error)")
 
 
 def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -187,7 +190,7 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
         names.append("league")
     given = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
     if getattr(args, "unchecked", False):
-        for name in ("leagues", "league", "media_type"):
+        for name in ("leagues", "league", "media_type", "id_type", "user_location"):
             if name in given:
                 given[name] = Unchecked(given[name])
     return given
@@ -258,9 +261,128 @@ def _print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
         print(_safe(post.model_dump_json() if as_json else format_post(post)), file=out)
 
 
+def _fresh_line(err: TextIO) -> str:
+    """A newline on a terminal, where Ctrl-C left ``^C`` on the current line; nothing when
+    stderr is a file or a pipe, whose lines are whole already."""
+    isatty = getattr(err, "isatty", None)
+    try:
+        return "\n" if isatty and isatty() else ""
+    except (OSError, ValueError):
+        return ""
+
+
 def _stop_on_sigterm(stop: Callable[[], None]) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop())
+
+
+# --------------------------------------------------------------------------- servers
+
+SERVER_GRACE = 10.0
+"""Seconds a server (``sandbox``, ``webhooks listen``) gives the requests in flight once
+told to stop: the service's own webhook timeout (spec 6.5), past which it counts a
+delivery as failed and retries it anyway."""
+
+
+class _StopServer(BaseException):
+    """SIGINT or SIGTERM reached a server's main thread (raised by the handler, as Python
+    raises ``KeyboardInterrupt``: the handler touches no lock)."""
+
+
+class _StopSignals:
+    """While active, SIGINT and SIGTERM raise ``_StopServer`` (with the signal's name) in the
+    main thread; the previous handlers come back on exit."""
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    @staticmethod
+    def _handle(signum: int, frame: Any) -> None:
+        raise _StopServer(signal.Signals(signum).name)
+
+
+def _serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[], None],
+                        err: TextIO) -> Optional[str]:
+    """Block while the uvicorn ``server`` runs in ``thread``; on SIGINT or SIGTERM stop
+    accepting, say so, then ``finish`` (let what is in flight end within its bound).
+
+    Returns the signal's name, or ``None`` when the server ended by itself. A second signal
+    while finishing ends the wait at once (``finish`` has bounded what is left)."""
+    try:
+        with _StopSignals():
+            while thread.is_alive():
+                # A sleep, not thread.join(): a join the signal interrupts leaves the thread
+                # looking stopped on Python < 3.11, though it still serves.
+                time.sleep(0.5)
+        return None
+    except _StopServer as received:
+        name = str(received)
+    try:
+        with _StopSignals():
+            _stop_accepting(server, thread)
+            print(f"sports-posts: {name}: stopping (no new connections; requests in flight get up to "
+                  f"{SERVER_GRACE:g} s)", file=err, flush=True)
+            finish()
+    except _StopServer:
+        pass
+    return name
+
+
+def _stop_accepting(server: Any, thread: threading.Thread, bound: float = 5.0) -> None:
+    """Tell a uvicorn server to stop, and return once its listening sockets are closed
+    (uvicorn closes them first, before it waits for the requests in flight)."""
+    server.should_exit = True
+    deadline = time.monotonic() + bound
+    while thread.is_alive() and time.monotonic() < deadline:
+        if not any(s.is_serving() for s in list(getattr(server, "servers", None) or [])):
+            return
+        time.sleep(0.02)
+
+
+class _InFlight:
+    """ASGI middleware that counts the HTTP requests in flight and those cut by a shutdown
+    (cancelled before they answered)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.active = 0
+        self.cut = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import asyncio
+
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        self.active += 1
+        try:
+            await self.app(scope, receive, send)
+        except asyncio.CancelledError:
+            self.cut += 1
+            raise
+        finally:
+            self.active -= 1
+
+
+def _listen_error(port: int, exc: OSError) -> str:
+    """What a failed bind says: the address, the reason, and what to do."""
+    reason = exc.strerror or str(exc)
+    hint = ""
+    if exc.errno == errno.EADDRINUSE:
+        hint = " (another process listens there: pick another --port, or --port 0 for any free one)"
+    elif exc.errno == errno.EACCES:
+        hint = " (ports below 1024 need privileges: pick another --port)"
+    return f"cannot listen on 127.0.0.1:{port}: {reason}{hint}"
 
 
 def _header_names(prefix: Optional[str]) -> Optional[WebhookHeaders]:

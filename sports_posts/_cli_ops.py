@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
+import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any, Callable, Optional, TextIO
 
 from ._cli_common import _json_line, _line, _path, _positive_int, _read_text_file
 from ._errors import SportsPostsError
+from ._format import count
 
 __all__ = ["add_commands"]
 
@@ -27,11 +30,21 @@ def _dump(value: Any, out: TextIO) -> None:
     _json_line(out, value)
 
 
+def _exit_status(code: int) -> str:
+    """``status 1``, or the signal that ended a process (``signal SIGKILL``)."""
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
+
+
 # -- compliance ---------------------------------------------------------------------------
 
 
 def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._compliance import ComplianceSweeper
+    from ._compliance import ComplianceSweeper, ComplianceSweepError
     from .polling import FileCheckpoint
 
     if args.command_line is not None:
@@ -44,9 +57,22 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
         except (AttributeError, OSError, ValueError):
             sink = None
 
+        program = argv[0]
+        if shutil.which(program) is None:  # before the list is fetched: nothing spent
+            raise SportsPostsError(f"--command: {program!r} is not a program on PATH (nor an executable path)")
+
         def delete(post_id: str) -> None:
             # No shell: the id is one argument, whatever it contains.
-            subprocess.run([*argv, post_id], check=True, timeout=timeout, stdout=sink)
+            try:
+                subprocess.run([*argv, post_id], check=True, timeout=timeout, stdout=sink)
+            except subprocess.CalledProcessError as exc:
+                raise SportsPostsError(f"--command {program!r} exited with {_exit_status(exc.returncode)}") from None
+            except subprocess.TimeoutExpired:
+                raise SportsPostsError(f"--command {program!r} took longer than --command-timeout "
+                                       f"({timeout:g} s) and was killed") from None
+            except OSError as exc:  # removed or made unexecutable since the check
+                raise SportsPostsError(f"--command {program!r} could not run: "
+                                       f"{exc.strerror or type(exc).__name__}") from None
     else:
         def delete(post_id: str) -> None:
             if not args.json:
@@ -55,12 +81,23 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
     with args.connect(args, err) as client:
-        result = ComplianceSweeper(client, delete=delete, checkpoint=checkpoint).sweep()
+        try:
+            result = ComplianceSweeper(client, delete=delete, checkpoint=checkpoint).sweep()
+        except ComplianceSweepError as exc:
+            if isinstance(exc.__cause__, BrokenPipeError):
+                raise exc.__cause__ from None  # the reader left: quiet, as every command
+            done = len(exc.deleted)
+            kept = (f"saved in {args.checkpoint}: the next run starts with {exc.post_id!r}" if checkpoint
+                    else "not saved (no --checkpoint): the next run hands every listed id again")
+            cause = str(exc.__cause__) if isinstance(exc.__cause__, SportsPostsError) else str(exc)
+            raise ComplianceSweepError(f"{cause}, for id {exc.post_id!r}; the sweep stopped there. "
+                                       f"{done} {'id' if done == 1 else 'ids'} handled before it, {kept}",
+                                       post_id=exc.post_id, deleted=exc.deleted) from None
     if args.json:
         _dump({"as_of": result.as_of.isoformat() if result.as_of else None, "deleted": list(result.deleted),
                "already_handled": result.already_handled}, out)
-    print(f"sports-posts: {len(result.deleted)} ids deleted, {result.already_handled} handled by earlier sweeps"
-          f" (list as of {result.as_of})", file=err)
+    print(f"sports-posts: {count(len(result.deleted), 'id')} deleted, {result.already_handled} handled by "
+          f"earlier sweeps (list as of {result.as_of})", file=err)
     return 0
 
 
@@ -190,7 +227,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 for e in entries:
                     _line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
-                print(f"sports-posts: {len(entries)} dead letters", file=err)
+                print(f"sports-posts: {count(len(entries), 'dead letter')}", file=err)
             return 0
         if action == "requeue":
             keys = [e.key for e in inbox.dead()] if args.all else args.keys
@@ -212,7 +249,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.json:
             _dump({"purged": purged}, out)
         else:
-            print(f"purged {purged} dead letters", file=out)
+            print(f"purged {count(purged, 'dead letter')}", file=out)
         return 0
 
 

@@ -14,6 +14,7 @@ from ._cli_common import (
     _add_post_filters,
     _connect,
     _filters,
+    _fresh_line,
     _page_size,
     _path,
     _positive_int,
@@ -183,13 +184,17 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         break
         except KeyboardInterrupt:
             interrupted = True
-        print(f"{count(batches, 'batch', 'batches')}, {count(poller.calls, 'call')}", file=err)
+        done = f"{count(batches, 'batch', 'batches')}, {count(poller.calls, 'call')}"
+        if interrupted:  # one line, as for every command on Ctrl-C
+            print(f"{_fresh_line(err)}sports-posts: interrupted ({done})", file=err)
+            return 130
+        print(done, file=err)
         if spent:
             print(f"sports-posts: error: stopped at the monthly cap: {budget.used + poller.calls} of "
                   f"{budget.cap} calls of this billing cycle used (raise --max-calls-per-month to go on)",
                   file=err)
             return 1
-    return 130 if interrupted else 0
+    return 0
 
 
 def add_poll_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], service: argparse.ArgumentParser) -> None:

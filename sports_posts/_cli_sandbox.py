@@ -4,30 +4,51 @@ end-to-end demo against it."""
 from __future__ import annotations
 
 import argparse
-import threading
 from typing import TextIO
 
-from ._cli_common import _header_names, _port, _stop_on_sigterm
+from ._cli_common import SERVER_GRACE, _header_names, _listen_error, _port, _serve_until_signal
+from ._errors import SportsPostsError
+
+PLANS = ("paid", "free")
+"""The plans of the specification (spec 1 and 2.6): ``free`` has 200 calls a month."""
 
 
 def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .sandbox import Sandbox
 
-    stop = threading.Event()
-    _stop_on_sigterm(stop.set)
-    with Sandbox(seed=args.seed, port=args.port, posts_per_minute=args.posts_per_minute,
+    sb = Sandbox(seed=args.seed, port=args.port, plan=args.plan, posts_per_minute=args.posts_per_minute,
                  profile=args.profile, author_shape=args.author_shape,
-                 webhook_header_names=_header_names(args.webhook_header_prefix)) as sb:
+                 webhook_header_names=_header_names(args.webhook_header_prefix))
+    try:
+        sb.start()
+    except OSError as exc:  # the bind: a port in use, or one the user may not take
+        raise SportsPostsError(_listen_error(args.port, exc)) from None
+    thread = sb._thread
+    try:
         print(f"base URL  {sb.base_url}", file=out)
         print(f"API key   {sb.api_key}", file=out)
         print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
-        print("serving; Ctrl-C to stop", file=err)
         out.flush()
-        try:
-            while not stop.wait(3600):
-                pass
-        except KeyboardInterrupt:
-            pass
+        quota = ": 200 calls a month, then 429 RATE_LIMITED" if args.plan == "free" else ": no quota"
+        print(f"serving the {args.plan} plan{quota}; Ctrl-C or SIGTERM to stop", file=err, flush=True)
+        assert thread is not None
+        clean = True
+
+        def stop() -> None:
+            nonlocal clean
+            clean = sb.stop(grace=SERVER_GRACE)
+
+        received = _serve_until_signal(sb._server, thread, stop, err)
+    finally:
+        sb.stop()
+    if received is None:
+        print("sports-posts: error: the sandbox server stopped by itself", file=err)
+        return 1
+    if not clean:
+        print(f"sports-posts: stopped; requests still in flight after {SERVER_GRACE:g} s were cut",
+              file=err)
+        return 1
+    print("sports-posts: stopped", file=err)
     return 0
 
 
@@ -41,10 +62,15 @@ def add_sandbox_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     """``sandbox`` and ``demo``."""
     p = sub.add_parser("sandbox", help="serve a local sandbox of the service",
                        description="Serve the whole service (and its /_sandbox admin routes) on "
-                       "127.0.0.1 until Ctrl-C or SIGTERM; prints its base URL and API key.")
+                       "127.0.0.1 until Ctrl-C or SIGTERM; prints its base URL and API key. On "
+                       "either signal it stops accepting, lets requests and webhook attempts in "
+                       f"flight finish (at most {SERVER_GRACE:g} s) and exits 0.")
     p.add_argument("--port", type=_port, default=8080, help="loopback port to listen on, 0 for any free one "
                    "(default 8080)")
     p.add_argument("--seed", type=int, default=7, help="seed of the world and the keys: same seed, same data (default 7)")
+    p.add_argument("--plan", default="paid", choices=PLANS,
+                   help="plan of the printed API key: paid (default, no quota) or free (200 calls a "
+                        "month, then 429 RATE_LIMITED)")
     p.add_argument("--posts-per-minute", type=float, default=2.0,
                    help="live posts that appear per minute (default 2; 0 = none)")
     p.add_argument("--profile", default="strict", choices=["strict", "lenient"],

@@ -4,15 +4,26 @@ the verified events."""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import _header_names, _path, _port, _read_text_file, _safe
+from ._cli_common import (
+    SERVER_GRACE,
+    _header_names,
+    _InFlight,
+    _listen_error,
+    _path,
+    _port,
+    _read_text_file,
+    _safe,
+    _serve_until_signal,
+)
 from ._errors import SportsPostsError
-from ._format import cell, one_line
+from ._format import cell, count, one_line
 from ._webhook_headers import WebhookHeaders
 
 
@@ -70,19 +81,36 @@ def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     return 0
 
 
-def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[WebhookHeaders] = None) -> Any:
-    """The ASGI app of ``webhooks listen``: verify, de-duplicate, print each event once."""
+class _ReaderGone(Exception):
+    """stdout's reader went away (``| head -1``): the event was not printed."""
+
+
+def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[WebhookHeaders] = None,
+                         on_closed: Optional[Callable[[], None]] = None) -> Any:
+    """The ASGI app of ``webhooks listen``: verify, de-duplicate, print each event once.
+
+    An event that cannot be printed (stdout closed) is not acknowledged, so the service
+    delivers it again; ``on_closed`` is then called once, to stop the listener."""
     from .webhooks import WebhookReceiver
     from .webhooks.adapters.asgi import WebhookASGIApp
 
     lock = threading.Lock()
+    closed = threading.Event()
 
     def show(event: Any) -> None:
         data = event.data
         line = "  ".join([cell(event.event, 20), cell(str(data.id), 20), cell(data.league or "-", 7),
                           cell(data.news_type or "-", 18), one_line(data.text, 70)])
         with lock:
-            print(_safe(line), file=out, flush=True)
+            if closed.is_set():
+                raise _ReaderGone("stdout is closed")
+            try:
+                print(_safe(line), file=out, flush=True)
+            except (BrokenPipeError, ValueError):  # ValueError: a closed file object
+                closed.set()
+                if on_closed is not None:
+                    on_closed()
+                raise _ReaderGone("stdout is closed") from None
 
     return WebhookASGIApp(WebhookReceiver(secret, show, header_names=header_names))
 
@@ -94,7 +122,17 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         raise SportsPostsError("webhooks listen needs uvicorn: pip install 'sports-posts[sandbox]'") from None
     import socket
 
-    app = webhook_listener_app(_webhook_secret(args, err), out, header_names=_header_names(args.header_prefix))
+    reader_gone = threading.Event()
+    server: Any = None
+
+    def closed() -> None:
+        reader_gone.set()
+        if server is not None:
+            server.should_exit = True
+
+    listener = webhook_listener_app(_webhook_secret(args, err), out, header_names=_header_names(args.header_prefix),
+                                    on_closed=closed)
+    app = _InFlight(listener)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         # Bound here, before saying so: a port in use is one clear line, and port 0 shows the
@@ -103,15 +141,67 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         sock.bind(("127.0.0.1", args.port))
     except OSError as exc:
         sock.close()
-        raise SportsPostsError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
+        raise SportsPostsError(_listen_error(args.port, exc)) from None
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    print(f"listening on http://127.0.0.1:{port}/ (POST any path); Ctrl-C to stop", file=err, flush=True)
+    # In flight at a stop: uvicorn stops accepting, then waits up to SERVER_GRACE for them.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=int(SERVER_GRACE))
+    server = uvicorn.Server(config)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.run(sockets=[sock])  # in a thread: uvicorn leaves the signals to us
+        except BaseException as exc:
+            failure.append(exc)
+
+    # An event the reader left is answered 503 and delivered again: not worth a traceback.
+    quiet = _DropReaderGone()
+    logging.getLogger("sports_posts.webhooks").addFilter(quiet)
+    thread = threading.Thread(target=run, name=f"webhooks-listen-{port}", daemon=True)
+    thread.start()
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        while not server.started and thread.is_alive():
+            thread.join(0.01)
+        print(f"listening on http://127.0.0.1:{port}/ (POST any path); Ctrl-C or SIGTERM to stop",
+              file=err, flush=True)
+
+        def finish() -> None:
+            thread.join(SERVER_GRACE + 5)  # uvicorn cuts what is left at SERVER_GRACE
+            if thread.is_alive():
+                server.force_exit = True
+                thread.join(5)
+
+        received = _serve_until_signal(server, thread, finish, err)
     finally:
+        server.should_exit = True
+        thread.join(5)
         sock.close()
+        logging.getLogger("sports_posts.webhooks").removeFilter(quiet)
+    if reader_gone.is_set():
+        raise BrokenPipeError("stdout is closed")  # quiet, as every command on a closed pipe
+    if received is None:
+        print(f"sports-posts: error: the listener stopped by itself{_cause(failure)}", file=err)
+        return 1
+    if app.cut:
+        print(f"sports-posts: stopped; {count(app.cut, 'delivery', 'deliveries')} in flight after "
+              f"{SERVER_GRACE:g} s were cut (not acknowledged: the service delivers them again)", file=err)
+        return 1
+    print("sports-posts: stopped", file=err)
     return 0
+
+
+def _cause(failure: list[BaseException]) -> str:
+    return f": {type(failure[0]).__name__}: {_safe(str(failure[0]))}" if failure else ""
+
+
+class _DropReaderGone(logging.Filter):
+    """Drops the receiver's log record of an event the listener could not print (stdout
+    closed): the delivery is answered 503 and comes again; the command ends quietly."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, _ReaderGone)
 
 
 _HEADER_PREFIX_HELP = ("read PREFIX-Signature and PREFIX-Delivery instead of X-Service-* "

@@ -91,8 +91,9 @@ def cadence_for_plan(plan: Optional[str]) -> timedelta:
 class ComplianceSweepError(SportsPostsError):
     """The customer's ``delete`` failed for ``post_id``; the sweep stopped there.
 
-    Ids handled before it are saved; ``post_id`` is not, so the next sweep starts with
-    it. The callback's exception is the ``__cause__``.
+    Ids handled before it are saved to the checkpoint (without one, kept in the sweeper's
+    memory only); ``post_id`` is not, so the next sweep starts with it. The callback's
+    exception is the ``__cause__``.
     """
 
     def __init__(self, message: str, *, post_id: str, deleted: tuple[str, ...]) -> None:
@@ -166,10 +167,19 @@ def _seconds(every: Union[float, timedelta, None]) -> float:
     return value
 
 
-def _failed(post_id: str, exc: BaseException, deleted: list[str]) -> ComplianceSweepError:
+def _failed(post_id: str, exc: BaseException, deleted: list[str], *, saved: bool) -> ComplianceSweepError:
+    """The error of a failed ``delete``: what failed, and what is kept of the ids before it
+    (saved to the checkpoint, or only in this sweeper's memory when it has none)."""
+    reason = str(exc)
+    reason = f"{type(exc).__name__}: {reason[:197] + '...' if len(reason) > 200 else reason}" if reason \
+        else type(exc).__name__
+    handled = f"{len(deleted)} {'id' if len(deleted) == 1 else 'ids'} handled before it"
+    kept = (f"{handled} {'is' if len(deleted) == 1 else 'are'} saved and the next sweep starts with {post_id!r}"
+            if saved else
+            f"{handled} {'is' if len(deleted) == 1 else 'are'} kept in this sweeper's memory only (no "
+            "checkpoint): another sweeper starts over")
     return ComplianceSweepError(
-        f"delete({post_id!r}) failed with {type(exc).__name__}: the sweep stopped there; "
-        f"{len(deleted)} ids handled before it are saved and the next sweep starts with {post_id!r}",
+        f"delete({post_id!r}) failed with {reason}: the sweep stopped there; {kept}",
         post_id=post_id,
         deleted=tuple(deleted),
     )
@@ -189,6 +199,7 @@ class _SweeperBase:
         self._client = client
         self._delete = delete
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
+        self._saves = checkpoint is not None
         self.every: float = _seconds(every)
         self._stopping = False
         self.sweeps = 0
@@ -234,7 +245,7 @@ class ComplianceSweeper(_SweeperBase):
                     self._delete(post_id)
                 except Exception as exc:
                     self._checkpoint.save(state_of(listing, handled))
-                    raise _failed(post_id, exc, deleted) from exc
+                    raise _failed(post_id, exc, deleted, saved=self._saves) from exc
                 handled.add(post_id)
                 deleted.append(post_id)
                 if len(deleted) % SAVE_EVERY == 0:
@@ -301,7 +312,7 @@ class AsyncComplianceSweeper(_SweeperBase):
                         await result
                 except Exception as exc:
                     await self._io(self._checkpoint.save, state_of(listing, handled))
-                    raise _failed(post_id, exc, deleted) from exc
+                    raise _failed(post_id, exc, deleted, saved=self._saves) from exc
                 handled.add(post_id)
                 deleted.append(post_id)
                 if len(deleted) % SAVE_EVERY == 0:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ._client import SportsPosts
-from ._format import format_post
+from ._format import count, format_post
 from .models.post import Post
 from .polling import MemoryCheckpoint, Poller
 from .testing import serve_asgi
@@ -31,11 +31,14 @@ class _Printer:
     def line(self, text: str = "") -> None:
         print(text, file=self.out)
 
-    def posts(self, posts: Sequence[Post], limit: int = 5) -> None:
+    def posts(self, posts: Sequence[Post], limit: int = 5, *, none: str = "(no posts)") -> None:
+        """The first ``limit`` posts, then how many more there are; ``none`` when there are none."""
         for post in posts[:limit]:
             print("  " + format_post(post, 110), file=self.out)
+        if len(posts) > limit:
+            print(f"  ... and {len(posts) - limit} more", file=self.out)
         if not posts:
-            print("  (no posts)", file=self.out)
+            print(f"  {none}", file=self.out)
 
 
 class _LoseFirstAnswer:
@@ -58,6 +61,18 @@ class _LoseFirstAnswer:
         await self.app(scope, receive, swallow)
         await send({"type": "http.response.start", "status": 503, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": b"proxy error"})
+
+
+def _a_played_game(sb: Any, league: str) -> Any:
+    """The most recent game of ``league`` with posts of its own visible in the sandbox's world
+    (a game still ahead has none yet); ``None`` when no game has any."""
+    now = sb.now()
+    played: dict[int, int] = {}
+    for post in list(sb.world.posts):
+        if post.game is not None and post.game.league == league and post.visible_at(now):
+            played[id(post.game)] = played.get(id(post.game), 0) + 1
+    games = [g for g in sb.world.games_of(league) if played.get(id(g), 0) >= 1]
+    return games[-1] if games else None
 
 
 def run_demo(out: TextIO, *, seed: int = 7) -> int:
@@ -96,10 +111,15 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
         p.section("Nearby: 25 km around Boston (42.36, -71.06)")
         p.posts(client.posts.nearby(42.3601, -71.0589, radius_km=25, limit=3).items)
 
-        game = sb.world.games_of("NBA")[0]
-        p.section(f"A game: {game.away.full_name} at {game.home.full_name}, {game.start_time:%Y-%m-%d %H:%M} UTC")
-        p.posts(client.posts.for_game((str(game.home.service_id), str(game.away.service_id)), game.start_time,
-                                      include_pregame=True, limit=3).items)
+        game = _a_played_game(sb, "NBA")
+        if game is None:  # a world whose games all lie ahead (a seed of one's own)
+            p.section("A game: none played yet")
+            p.line("  (every NBA game of this sandbox starts after its clock's start: no posts of its own)")
+        else:
+            p.section(f"A game: {game.away.full_name} at {game.home.full_name}, {game.start_time:%Y-%m-%d %H:%M} UTC")
+            p.posts(client.posts.for_game((str(game.home.service_id), str(game.away.service_id)), game.start_time,
+                                          include_pregame=True, limit=3).items,
+                    none="(its posts are not visible to this key)")
 
         p.section("Polling: new posts, each once, oldest first (interval 60 s of sandbox time)")
         def wait(seconds: float) -> None:  # the poller's waits move the sandbox clock
@@ -115,7 +135,7 @@ def run_demo(out: TextIO, *, seed: int = 7) -> int:
             batches += 1
             duplicates += sum(1 for post in batch if post.id in seen)
             seen.update(post.id for post in batch)
-            p.line(f"  batch {batches} at sandbox {sb.now():%H:%M:%S}: {len(batch)} new post(s)")
+            p.line(f"  batch {batches} at sandbox {sb.now():%H:%M:%S}: {count(len(batch), 'new post')}")
             p.posts(batch, limit=3)
             if batches == 2:
                 # A post created now but indexed 45 s late: a naive since-poller would skip it.

@@ -17,14 +17,17 @@ from typing import Any, Callable, Literal, Optional, Union, get_args
 from pydantic_core import SchemaValidator, ValidationError, core_schema
 from typing_extensions import TypedDict
 
+from ._countries import COUNTRIES
 from ._errors import ParameterError
-from ._warnings import warn_combined_modes
+from ._modes import MODE_PARAMETERS, modes_given
 
 __all__ = [
     "ASPECT_RATIOS",
+    "COUNTRIES",
     "CSV",
     "DateTimeLike",
     "IdType",
+    "ID_TYPES",
     "Entity",
     "IdsLookup",
     "LeagueCode",
@@ -40,6 +43,7 @@ __all__ = [
     "encode_datetime",
     "encode_ids_params",
     "encode_posts_params",
+    "same_feed_form",
 ]
 
 LeagueCode = Union[
@@ -61,7 +65,8 @@ alias of ``football``. Case-insensitive on the service, and so here."""
 IdType = Union[
     Literal["code", "provider1_uid", "provider1_guid", "provider2", "service", "provider3"], str
 ]
-"""Id systems of ``teams`` / ``players``; the reference page calls the list open-ended."""
+"""Id systems of ``teams`` / ``players``; the reference page calls the list open-ended, so
+only a near miss of a known one (``"servce"``) is refused; ``Unchecked`` sends it anyway."""
 
 MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
 """The union of the specification's two lists, checked before sending; a value the service
@@ -78,11 +83,16 @@ LEAGUES: tuple[str, ...] = get_args(get_args(LeagueCode)[0])
 """The league codes the SDK knows (and ``ALL``), upper case; the service takes any case."""
 MEDIA_TYPES: tuple[str, ...] = get_args(get_args(MediaTypeFilter)[0])
 """The ``media_type`` values the SDK knows: the union of the specification's two lists."""
+ID_TYPES: tuple[str, ...] = get_args(get_args(IdType)[0])
+"""The ``id_type`` values of the specification (an open list: others pass unless near one)."""
+_RESERVED_COUNTRIES = {"UK": "GB", "EL": "GR", "EU": None, "XK": None}
+"""Codes in common use that ISO 3166-1 does not assign (``UK`` is ``GB``; ``EL`` is ``GR``)."""
 
 
 class Unchecked(str):
-    """A value sent as given, past the SDK's list of known values: a league code or media
-    type the service added after this release (``leagues=Unchecked("XFL")``).
+    """A value sent as given, past the SDK's list of known values: a league code, media
+    type, ``id_type`` or ``user_location`` the service added after this release
+    (``leagues=Unchecked("XFL")``, ``id_type=Unchecked("provider9")``).
 
     Only the vocabulary check is skipped: control characters and commas inside a list item
     are still refused, and a value the service does not know is a billed 400."""
@@ -387,13 +397,87 @@ def _enc_media_type(name: str, value: Any) -> str:
     return text
 
 
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: edits, a swap of two neighbours counting as one."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def near_id_type(value: str) -> Optional[str]:
+    """The known ``id_type`` that ``value`` probably misspells, or ``None`` if it is known or
+    far from every known one (the list is open: ``provider9`` is a system of its own).
+
+    A near miss is one or two edits away (one for a short value), or the same letters in
+    another case; a value that differs from a known one only in its digits names another
+    provider (``provider4``), not a typo of ``provider2``."""
+    if value in ID_TYPES:
+        return None
+    folded = value.lower()
+    best: Optional[tuple[int, str]] = None
+    for known in ID_TYPES:
+        if re.sub(r"[0-9]+", "#", folded) == re.sub(r"[0-9]+", "#", known) and folded != known:
+            continue  # another provider's number
+        distance = _distance(folded, known)
+        if distance <= (1 if len(known) <= 4 else 2) and (best is None or distance < best[0]):
+            best = (distance, known)
+    return best[1] if best else None
+
+
+def _enc_id_type(name: str, value: Any) -> str:
+    """An id system, open-ended as the specification says; a near miss of a known one is
+    refused with what it probably meant, unless it is ``Unchecked``."""
+    text = _string(name, value)
+    guess = None if isinstance(value, Unchecked) else near_id_type(text)
+    if guess is not None:
+        raise ParameterError(
+            f"{name}: {_shown(text)} is not an id_type the SDK knows; did you mean {guess!r}? "
+            f"Known: {', '.join(ID_TYPES)}. The list is open: to send this value as it is, "
+            f"wrap it: Unchecked({_shown(text)})",
+            parameter=name,
+        )
+    return text
+
+
+def _enc_user_location(name: str, value: Any) -> str:
+    """An ISO 3166-1 alpha-2 country code, any case, sent upper case; one of the assigned
+    codes unless it is ``Unchecked``."""
+    text = _string(name, value)
+    code = text.upper()
+    if not (len(code) == 2 and code.isascii() and code.isalpha()):
+        raise ParameterError(
+            f"{name}: an ISO 3166-1 alpha-2 country code (two letters, such as 'US' or 'GB'), "
+            f"got {_shown(value)}",
+            parameter=name,
+        )
+    if code not in COUNTRIES and not isinstance(value, Unchecked):
+        if code in _RESERVED_COUNTRIES:
+            meant = _RESERVED_COUNTRIES[code]
+            hint = f"; did you mean {meant!r}?" if meant else "."
+            why = "is reserved, not assigned, in ISO 3166-1"
+        else:
+            hint, why = ".", "is not an assigned ISO 3166-1 alpha-2 country code"
+        raise ParameterError(
+            f"{name}: {_shown(text)} {why}{hint} To send a code assigned after this release, "
+            f"wrap it: Unchecked({_shown(text)})",
+            parameter=name,
+        )
+    return code
+
+
 _ENCODERS: dict[str, _Encoder] = {
     "leagues": _enc_leagues,
     "league": _enc_leagues,
     "sports": _enc_sports,
     "teams": _enc_csv,
     "players": _enc_csv,
-    "id_type": _string,
+    "id_type": _enc_id_type,
     "match": _enc_csv,
     "start_time": encode_datetime,
     "include_pregame": _bool,
@@ -407,7 +491,7 @@ _ENCODERS: dict[str, _Encoder] = {
     "highlight": _bool,
     "has_player": _bool,
     "custom_sources": _bool,
-    "user_location": _string,
+    "user_location": _enc_user_location,
     "sort": _choice(SORTS),
     "since": encode_datetime,
     "since_id": _string,
@@ -434,13 +518,38 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
             parameter="league",
         )
     _check(given)
-    warn_combined_modes(given)
     query: dict[str, str] = {}
     for name in sorted(given, key=_ORDER.__getitem__):  # the wire order: the table's
         query[name] = _ENCODERS[name](name, given[name])
-    if "user_location" in query:
-        query["user_location"] = query["user_location"].upper()
     return query
+
+
+_SETS = ("leagues", "sports", "teams", "players")
+"""Comma lists the service reads as sets of values (any order, a repeat adds nothing)."""
+
+
+def same_feed_form(query: Mapping[str, str]) -> dict[str, str]:
+    """An encoded query (``encode_posts_params``) in the form the service compares it: two
+    queries asking for the same posts have the same form.
+
+    League codes and sports are case-insensitive (``nfl`` is ``NFL``; ``soccer`` is
+    ``football``), ``league`` is ``leagues``, and ``leagues``, ``sports``, ``teams`` and
+    ``players`` are sets, so their order and repeats do not matter. A checkpoint stores its
+    feed in this form, and compares a stored feed after bringing it to this form too."""
+    form: dict[str, str] = {}
+    for name, value in query.items():
+        key = "leagues" if name == "league" else name
+        if key in _SETS:
+            items = [item.strip() for item in value.split(",")]
+            if key == "leagues":
+                items = [item.upper() for item in items]
+            elif key == "sports":
+                items = ["football" if item.lower() == "soccer" else item.lower() for item in items]
+            value = ",".join(sorted(set(items)))
+        elif key == "user_location":
+            value = value.upper()
+        form[key] = value
+    return dict(sorted(form.items()))
 
 
 def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[str]) -> None:
@@ -473,6 +582,13 @@ def _check(given: Mapping[str, Any]) -> None:
             raise ParameterError("match: exactly two team ids (teamA, teamB)", parameter="match")
         if "start_time" not in given:
             raise ParameterError("match requires start_time", parameter="start_time")
+    elif "start_time" in given:
+        raise ParameterError(
+            "start_time requires match: together they select game mode "
+            "(match='teamA,teamB'); to narrow by time, use since",
+            parameter="start_time",
+        )
+    _refuse_combined_modes(given)
     if ("lat" in given) != ("lng" in given):
         missing = "lng" if "lat" in given else "lat"
         raise ParameterError("lat and lng go together", parameter=missing)
@@ -491,13 +607,22 @@ def _check(given: Mapping[str, Any]) -> None:
         _check_range("limit", _integer("limit", given["limit"]), 1, MAX_LIMIT)
     if "page" in given and _integer("page", given["page"]) < 1:
         raise ParameterError("page: must be 1 or more", parameter="page")
-    if "user_location" in given:
-        loc = given["user_location"]
-        if not (isinstance(loc, str) and len(loc) == 2 and loc.isascii() and loc.isalpha()):
-            raise ParameterError(
-                f"user_location: an ISO 3166-1 alpha-2 country code (two letters), got {_shown(loc)}",
-                parameter="user_location",
-            )
+
+
+def _refuse_combined_modes(given: Mapping[str, Any]) -> None:
+    """One mode per request: the parameters of the team, player, nearby and game modes
+    (spec 4.1's mode table) are not combined, since the service refuses such a request
+    (teams with players, teams with lat/lng) and the specification defines no answer to it."""
+    modes = modes_given(given)
+    if len(modes) < 2:
+        return
+    sent = ", ".join(n for mode in modes for n in MODE_PARAMETERS[mode] if n in given)
+    second = next(n for n in MODE_PARAMETERS[modes[1]] if n in given)
+    raise ParameterError(
+        f"parameters of several modes in one request ({sent}: the {' and '.join(modes)} "
+        "modes); GET /posts takes one mode per request: send one request per mode",
+        parameter=second,
+    )
 
 
 def encode_ids_params(entity: str, league: str, lookup: Mapping[str, Any]) -> dict[str, str]:

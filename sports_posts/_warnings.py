@@ -6,15 +6,7 @@ know what it does; but nothing in the specification says what, so code should no
 
 from __future__ import annotations
 
-import sys
-import warnings
-from collections.abc import Collection
-from types import FrameType
-from typing import Optional
-
-from ._modes import MODE_PARAMETERS, modes_given
-
-__all__ = ["CombinedModesWarning", "SportsPostsWarning", "warn_combined_modes"]
+__all__ = ["CombinedModesWarning", "SportsPostsWarning"]
 
 class SportsPostsWarning(UserWarning):
     """Base class of the SDK's warnings (``warnings.simplefilter("error", SportsPostsWarning)``
@@ -22,33 +14,8 @@ class SportsPostsWarning(UserWarning):
 
 
 class CombinedModesWarning(SportsPostsWarning):
-    """A GET /posts request combines parameters of several modes (say ``teams`` with ``lat``):
-    the specification does not show what the service answers, and the strict sandbox refuses it."""
+    """Parameters of several modes of GET /posts in one request (say ``teams`` with ``lat``).
 
-
-def _caller_level() -> int:
-    """The stacklevel of the first frame outside the SDK, so the warning names the caller's line."""
-    level = 2
-    frame: Optional[FrameType] = sys._getframe(2)
-    while frame is not None:
-        module = str(frame.f_globals.get("__name__", ""))
-        if module != "sports_posts" and not module.startswith("sports_posts."):
-            break
-        frame = frame.f_back
-        level += 1
-    return level
-
-
-def warn_combined_modes(given: Collection[str]) -> None:
-    """Warn (``CombinedModesWarning``) when ``given`` names parameters of more than one mode."""
-    modes = modes_given(given)
-    if len(modes) < 2:
-        return
-    sent = ", ".join(n for mode in modes for n in MODE_PARAMETERS[mode] if n in given)
-    warnings.warn(
-        f"GET /posts with parameters of several modes ({sent}: the "
-        f"{' and '.join(modes)} modes): the specification does not "
-        "define the answer to such a combination; send one mode per request",
-        CombinedModesWarning,
-        stacklevel=_caller_level(),
-    )
+    The SDK refuses such a request with a ``ParameterError`` before sending it (the service
+    refuses it too); this class stays importable so that warning filters naming it keep
+    working."""

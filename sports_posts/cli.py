@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from ._cli_common import _connect, _safe, _timeout
+from ._cli_common import _connect, _fresh_line, _safe, _timeout
 from ._cli_poll import add_poll_command
 from ._cli_posts import add_account_command, add_posts_command, add_teams_command
 from ._cli_sandbox import add_sandbox_commands
@@ -72,21 +72,35 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
         out.flush()  # here, where a closed pipe is caught, rather than at the interpreter's exit
         return status
     except KeyboardInterrupt:
-        print("\nsports-posts: interrupted", file=err)
+        print(f"{_fresh_line(err)}sports-posts: interrupted", file=err)
         return 130
     except BrokenPipeError:
         # The reader went away (`| head -1`): stop quietly, as git and gh do.
         _quiet_stdout(out)
         return 141
-    except ParameterError as exc:
-        print(f"sports-posts: error: {type(exc).__name__}: {_safe(_in_flags(exc))}", file=err)
-        return 1
     except SportsPostsError as exc:
-        print(f"sports-posts: error: {type(exc).__name__}: {_safe(str(exc))}", file=err)
+        if _closed_pipe(exc):  # a callback that printed, wrapped by the SDK (compliance sweep)
+            _quiet_stdout(out)
+            return 141
+        name = type(exc).__name__
+        text = _in_flags(exc) if isinstance(exc, ParameterError) else str(exc)
+        print(f"sports-posts: error: {name}: {_safe(text)}", file=err)
         return 1
     except (OSError, ValueError) as exc:
         print(f"sports-posts: error: {_safe(str(exc))}", file=err)
         return 1
+
+
+def _closed_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` was caused, at some depth, by a closed pipe."""
+    seen: set[int] = set()
+    cause: Optional[BaseException] = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, BrokenPipeError):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _quiet_stdout(out: TextIO) -> None:
@@ -114,9 +128,9 @@ def _in_flags(exc: ParameterError) -> str:
     if name and text.startswith(name + ":"):
         flag = _OWN_NAMES.get(name) or "--" + name.replace("_", "-")
         text = flag + text[len(name):]
-    cut = text.find(" To send a value the service added")
+    cut = text.find("wrap it: Unchecked(")
     if cut >= 0:
-        text = text[:cut] + " To send a value the service added after this version, add --unchecked."
+        text = text[:cut] + "add --unchecked."
     return text
 
 

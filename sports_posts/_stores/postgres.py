@@ -251,8 +251,12 @@ class Postgres:
         self._migrate_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        where = redact_url(self.url) if self.url is not None else self.where()
-        return f"{self.engine}({where})"
+        """The store as its URL, password redacted (``'postgresql://:***@host:port/0'``): every
+        store's repr shows it so, as the first argument it was made with."""
+        if self.url is not None:
+            return repr(redact_url(self.url))
+        where = self.where()
+        return repr(where if where.startswith("<") else f"postgresql://{where}")
 
     @property
     def connect_bound(self) -> float:

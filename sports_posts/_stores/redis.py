@@ -215,8 +215,12 @@ class Redis:
         self._by_loop: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
-        where = redact_url(self.url) if self.url is not None else self.where()
-        return f"{self.engine}({where})"
+        """The store as its URL, password redacted (``'redis://:***@host:port/0'``): every
+        store's repr shows it so, as the first argument it was made with."""
+        if self.url is not None:
+            return repr(redact_url(self.url))
+        where = self.where()
+        return repr(where if where.startswith("<") else f"redis://{where}")
 
     def where(self) -> str:
         """Host, port and db for a repr (a Sentinel's service, a cluster's node): never a password."""

@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from .. import _endpoints, _telemetry
 from .._budget import BudgetExhaustedError
 from .._errors import APIStatusError, ParameterError
+from .._params import same_feed_form
 from .._request import APICall
 from .._transport import RawResponse
 from ..models.post import PostsResponse
@@ -337,7 +338,8 @@ class _PollerBase:
                     "since=, use a new checkpoint path or key, or delete this one)",
                     self._checkpoint, stored.floor.isoformat(), self._since.isoformat(),
                 )
-            # A checkpoint written before filters were stored adopts this poller's.
+            # A checkpoint written before filters were stored, or in another written form of
+            # the same feed, adopts this poller's.
             return stored if stored.filters == feed else replace(stored, filters=feed)
         if self._since is not None:
             return PollState.start(self._since, filters=feed)
@@ -346,13 +348,18 @@ class _PollerBase:
     def _check_feed(self, stored: PollState, feed: Mapping[str, str]) -> None:
         """Refuse a checkpoint written for other filters: its watermark says nothing of
         this feed's posts, so resuming from it would skip them in silence."""
-        if stored.filters is None or dict(stored.filters) == dict(feed):
+        if stored.filters is None:
             return
-        names = sorted(set(stored.filters) | set(feed))
+        # A checkpoint may hold its feed as sent (written before the compared form was
+        # stored): compare both in the form the service compares them.
+        was = same_feed_form(stored.filters)
+        if was == dict(feed):
+            return
+        names = sorted(set(was) | set(feed))
         differs = [
-            f"{name}: stored {stored.filters.get(name, '(none)')!r}, now {feed.get(name, '(none)')!r}"
+            f"{name}: stored {was.get(name, '(none)')!r}, now {feed.get(name, '(none)')!r}"
             for name in names
-            if stored.filters.get(name) != feed.get(name)
+            if was.get(name) != feed.get(name)
         ]
         raise CheckpointMismatchError(
             f"checkpoint {self._checkpoint!r} was written by a poller with other filters "

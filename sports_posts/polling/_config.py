@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError
-from .._params import encode_datetime, encode_posts_params
+from .._params import encode_datetime, encode_posts_params, same_feed_form
 from ._state import PollState
 
 __all__ = ["DEFAULT_LIMIT", "DEFAULT_LOOKBACK", "MAX_PAGES_PER_CYCLE", "PollConfig", "to_datetime"]
@@ -127,9 +127,10 @@ class PollConfig:
 
     @property
     def feed(self) -> dict[str, str]:
-        """The query parameters that define the feed, as sent (every filter but ``limit``,
-        which changes the pages, not the posts): what a checkpoint is valid for."""
-        return encode_posts_params(self.filters)
+        """The query parameters that define the feed (every filter but ``limit``, which
+        changes the pages, not the posts), in the form the service compares them
+        (``leagues="nfl"`` is ``leagues="NFL"``): what a checkpoint is valid for."""
+        return same_feed_form(encode_posts_params(self.filters))
 
     @property
     def seconds_per_call(self) -> float:

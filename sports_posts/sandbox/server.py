@@ -21,8 +21,8 @@ class Sandbox(SandboxService):
 
     ``profile="strict"`` (the default) reads every discrepancy and "not shown" of the
     specification the way least forgiving to the client (one author form per post, combined
-    modes refused, game mode by the scheduled game); ``profile="lenient"`` keeps the forgiving
-    behaviour of earlier releases, for demos. See docs/sandbox.md.
+    modes refused, game mode by the scheduled game); ``profile="lenient"`` reads each the
+    forgiving way (both author forms, combined modes answered), for demos. See docs/sandbox.md.
     """
 
     _server: Any = None
@@ -54,17 +54,24 @@ class Sandbox(SandboxService):
         self.sender.start()
         return self
 
-    def stop(self) -> None:
-        """Stop the server and the sender; safe to call twice."""
+    def stop(self, *, grace: float = 0.0) -> bool:
+        """Stop the server and the sender; safe to call twice. Webhook attempts in flight
+        finish (within their timeout); answers in flight get ``grace`` seconds (0: cut at
+        once, so that a chaos-slowed one does not hold ``stop()`` up). True when the server
+        stopped within ``grace``."""
         self.sender.stop()
+        clean = True
         if self._server is not None:
-            self._server.should_exit = True
-            # Do not wait for answers still in flight (a chaos-slowed one would hold stop() up).
+            self._server.should_exit = True  # stops accepting first
+            if grace > 0 and self._thread is not None:
+                self._thread.join(timeout=grace)
+                clean = not self._thread.is_alive()
             self._server.force_exit = True
             if self._thread is not None:
                 self._thread.join(timeout=5)
         self._server = None
         self._thread = None
+        return clean
 
     def serve_forever(self) -> None:
         """Start if needed and block until Ctrl+C (for the ``sports-posts sandbox`` command)."""

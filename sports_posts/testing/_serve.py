@@ -1,4 +1,5 @@
-"""An ASGI app served by uvicorn on a free 127.0.0.1 port, in a thread, for a ``with`` block.
+"""An ASGI app (served by uvicorn) or a WSGI app (by the standard library's WSGI server) on a
+free 127.0.0.1 port, in a thread, for a ``with`` block.
 
 Webhook deliveries are real HTTP POSTs: to send one to a customer's receiver app (the
 pytest plugin) or to the demo's receiver, the app has to listen somewhere.
@@ -6,18 +7,21 @@ pytest plugin) or to the demo's receiver, the app has to listen somewhere.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 from typing_extensions import Literal
 
 from .._errors import SportsPostsError
 
-__all__ = ["serve_asgi"]
+__all__ = ["is_wsgi", "serve_app", "serve_asgi", "serve_wsgi"]
 
 
 @contextlib.contextmanager
@@ -50,3 +54,74 @@ def serve_asgi(
         server.should_exit = True
         thread.join(timeout=5)
         sock.close()
+
+
+def is_wsgi(app: Any) -> bool:
+    """Whether ``app`` is a WSGI app (Flask, Django's ``get_wsgi_application()``, any
+    ``app(environ, start_response)``) rather than an ASGI one.
+
+    An ASGI 3 app is a coroutine function of ``(scope, receive, send)``, or an object whose
+    ``__call__`` is one (Starlette, FastAPI, Django's ASGI handler); a WSGI app is a plain
+    callable of two positional parameters."""
+    if not callable(app) or inspect.isclass(app):
+        return False
+    call = app if inspect.isfunction(app) or inspect.ismethod(app) else type(app).__call__.__get__(app)
+    if asyncio.iscoroutinefunction(call) or asyncio.iscoroutinefunction(app):
+        return False
+    try:
+        parameters = list(inspect.signature(call).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: leave it to uvicorn
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    takes_two = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    return takes_two and len(required) <= 2  # (environ, start_response); ASGI 2 takes (scope)
+
+
+class _ThreadingWSGIServer(WSGIServer):
+    """The standard library's WSGI server, one thread per request (a slow handler does not
+    hold up the sandbox's retries), its threads not kept alive at exit."""
+
+    daemon_threads = True
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(target=self._serve_one, args=(request, client_address), daemon=True)
+        thread.start()
+
+    def _serve_one(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """No access line on stderr per request (the test's output stays the test's)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_wsgi(app: Any) -> Iterator[str]:
+    """Serve the WSGI ``app`` (Flask, Django, ...) for the block; yields its root URL,
+    ``http://127.0.0.1:<port>``."""
+    server = _ThreadingWSGIServer(("127.0.0.1", 0), _QuietHandler)
+    server.set_app(app)
+    port = int(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name=f"wsgi-{port}", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}"  # listening since the constructor bound the socket
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def serve_app(app: Any) -> contextlib.AbstractContextManager[str]:
+    """``serve_wsgi`` for a WSGI app, ``serve_asgi`` for any other."""
+    return serve_wsgi(app) if is_wsgi(app) else serve_asgi(app)

@@ -216,15 +216,15 @@ def sports_posts_send_story(
     """``send(target, *, path="/webhooks", league="NFL", update=None, secret=None,
     header_names=None, timeout=30, **news)``:
     a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
-    webhook sender to ``target``, your receiver's URL or ASGI app (served on loopback for the
-    call, POSTed at ``path``: the route of the docs' receivers), retried as the service
+    webhook sender to ``target``, your receiver's URL or app, ASGI (FastAPI, Starlette) or WSGI
+    (Flask, Django) alike (served on loopback for the call, POSTed at ``path``: the route of the docs' receivers), retried as the service
     retries; returns a `SentStory` once every delivery ended. A 404 answer raises
     `ParameterError` naming the URL (no route there: pass the receiver's ``path``).
     ``news`` goes to ``Sandbox.send_breaking_news`` (news_type,
     news_status, ...). The headers are named by ``header_names``, else by the
     ``sports_posts_webhook_header_names`` fixture."""
     from sports_posts import ParameterError
-    from sports_posts.testing import serve_asgi
+    from sports_posts.testing._serve import serve_app
 
     sandbox = sports_posts_sandbox
 
@@ -255,7 +255,7 @@ def sports_posts_send_story(
         names = header_names if header_names is not None else sports_posts_webhook_header_names
         if isinstance(target, str):
             return deliver(target, league, update, key, timeout, names, news)
-        with serve_asgi(target) as root:
+        with serve_app(target) as root:  # ASGI or WSGI, each served as its kind
             return deliver(root + "/" + path.lstrip("/"), league, update, key, timeout, names, news)
 
     return send

@@ -78,6 +78,16 @@ def refusal(status_code: int, outcome: str, error: str) -> WebhookResponse:
     return WebhookResponse(status_code, body.encode(), JSON_HEADERS, outcome)
 
 
+def _told_sender(exc: SignatureVerificationError, names: WebhookHeaders) -> str:
+    """What a 401 tells an unauthenticated sender: the header missing or malformed (about
+    its own request), or only that the signature did not verify; never what the receiver's
+    operator may have got wrong (a secret, a parsed body), which goes to the log."""
+    text = str(exc)
+    if text.startswith(("missing ", "empty ", "malformed ")):
+        return text
+    return f"the {names.signature} signature did not verify"
+
+
 def verify(
     body: Payload,
     signature: Optional[str],
@@ -98,8 +108,8 @@ def verify(
         logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
         return response(400, "outside_replay_window"), None
     except SignatureVerificationError as exc:
-        logger.warning("webhook rejected (401): %s", exc)
-        return refusal(401, "invalid_signature", str(exc)), None
+        logger.warning("webhook rejected (401): %s", exc)  # the operator's hint: here only
+        return refusal(401, "invalid_signature", _told_sender(exc, header_names)), None
     except WebhookPayloadError as exc:
         logger.warning("signed webhook body rejected (400): %s", exc)
         return response(400, "invalid_payload"), None

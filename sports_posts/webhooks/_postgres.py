@@ -110,7 +110,7 @@ class PostgresDedupeStore(_PostgresStore):
         self._tokens_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"PostgresDedupeStore({self._db.where()!r}, ttl={self.ttl:g}, lease={self.lease:g})"
+        return f"PostgresDedupeStore({self._db!r}, ttl={self.ttl:g}, lease={self.lease:g})"
 
     # -- statements and their meaning (shared by sync and async) ------------------------
 
@@ -285,7 +285,7 @@ class PostgresInbox(_PostgresStore):
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 
     def __repr__(self) -> str:
-        return f"PostgresInbox({self._db.where()!r}, max_attempts={self.max_attempts})"
+        return f"PostgresInbox({self._db!r}, max_attempts={self.max_attempts})"
 
     # -- statements and their meaning (shared by sync and async) ------------------------
 

@@ -246,7 +246,7 @@ class RedisInbox:
         self._consumer: tuple[int, str] = (0, "")
 
     def __repr__(self) -> str:
-        return f"RedisInbox({self._redis.where()!r}, prefix={self.prefix!r}, max_attempts={self.max_attempts})"
+        return f"RedisInbox({self._redis!r}, prefix={self.prefix!r}, max_attempts={self.max_attempts})"
 
     # -- names ---------------------------------------------------------------------------
 

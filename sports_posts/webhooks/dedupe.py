@@ -384,8 +384,7 @@ class RedisDedupeStore:
         self._tokens_lock = threading.Lock()
 
     def __repr__(self) -> str:
-        where = self._redis.where()  # only host, port and db: a URL may carry a password
-        return f"RedisDedupeStore({where!r}, prefix={self.prefix!r}, ttl={self.ttl:g}, lease={self.lease:g})"
+        return f"RedisDedupeStore({self._redis!r}, prefix={self.prefix!r}, ttl={self.ttl:g}, lease={self.lease:g})"
 
     def _key(self, key: str) -> str:
         return self.prefix + key

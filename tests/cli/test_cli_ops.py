@@ -205,3 +205,19 @@ def test_the_url_comes_from_the_environment_or_a_file(pg: str, tmp_path: Path, m
     assert run_json("inbox", "status", "--url-file", str(secret))["dead"] == 0
     status, _, err = run("lease", "status", "--url-file", str(tmp_path / "missing"), "some-key")
     assert status == 1 and "--url-file" in err
+
+
+def test_counts_in_text_output_agree_with_their_number(tmp_path: Path) -> None:
+    from sports_posts.webhooks import SQLiteInbox
+
+    path = str(tmp_path / "inbox.db")
+    inbox = SQLiteInbox(path, max_attempts=1)
+    _dead_letter(inbox, "one")
+    status, out, err = run("inbox", "dead", path)
+    assert status == 0 and "sports-posts: 1 dead letter\n" in err
+    status, out, _ = run("inbox", "purge-dead", path, "--force")
+    assert status == 0 and out == "purged 1 dead letter\n"
+    _dead_letter(inbox, "two")
+    _dead_letter(inbox, "three")
+    assert run("inbox", "purge-dead", path, "--force")[1] == "purged 2 dead letters\n"
+    inbox.close()

@@ -226,7 +226,7 @@ def test_one_class_catches_a_refused_parameter_on_either_side(runner: Runner, ap
         400, json={"ok": False, "error_code": "INVALID_PARAMETER", "error_message": "user_location: ZZ"}
     )
     caught = []
-    for call in (lambda c: c.posts.list(sort="newest"), lambda c: c.posts.list(user_location="ZZ")):
+    for call in (lambda c: c.posts.list(sort="newest"), lambda c: c.posts.list(user_location=sports_posts.Unchecked("ZZ"))):
         try:
             runner.run(call)
         except InvalidRequestError as exc:

@@ -112,8 +112,6 @@ def _params(draw: st.DrawFn) -> dict[str, Any]:
     return params
 
 
-# Mixed modes are drawn on purpose: their CombinedModesWarning is not what this test reads.
-@pytest.mark.filterwarnings("ignore::sports_posts.CombinedModesWarning")
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(params=_params())
 def test_only_parameter_error_escapes_before_sending(

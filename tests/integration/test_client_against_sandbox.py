@@ -132,8 +132,10 @@ def test_status_errors_from_the_service(runner: Runner, sandbox: Sandbox) -> Non
     with pytest.raises(sp.InvalidParameterError) as invalid:  # the service refuses it too
         runner.run(lambda c: c._request(APICall("GET", "/posts", {"sports": "curling"}, bytes)))
     assert "sports" in str(invalid.value)
-    with pytest.raises(sp.InvalidParameterError):
+    with pytest.raises(sp.ParameterError):  # not an assigned code: refused before sending
         runner.run(lambda c: c.posts.list(user_location="ZZ"))
+    with pytest.raises(sp.InvalidParameterError):  # sent past the check, the service refuses it
+        runner.run(lambda c: c.posts.list(user_location=sp.Unchecked("ZZ")))
     with pytest.raises(sp.SinceIdNotFoundError):
         runner.run(lambda c: c.posts.list(since_id="no-such-post"))
     with pytest.raises(sp.GoneError):
