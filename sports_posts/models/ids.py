@@ -43,10 +43,10 @@ class Team(SportsPostsModel):
     league: str
     """League code, such as ``NBA``."""
 
-    conference: Optional[str] = None
+    conference: Optional[str]
     """Conference, or ``None`` where the league has none (spec 2.8: string or null)."""
 
-    division: Optional[str] = None
+    division: Optional[str]
     """Division, or ``None`` where the league has none (spec 2.8: string or null)."""
 
     reference: Optional[str] = None

@@ -17,7 +17,6 @@ from sports_posts.resources.raw import (
     PostsWithRawResponse,
     SportsPostsWithRawResponse,
 )
-
 from tests.wire import spec_compliance
 
 from .bodies import INFO

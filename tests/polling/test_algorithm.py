@@ -19,7 +19,6 @@ from sports_posts.polling import (
     Sleep,
     poll_cycles,
 )
-
 from tests.wire import spec_post
 
 from .fake_service import T0

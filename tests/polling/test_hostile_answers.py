@@ -23,7 +23,6 @@ from sports_posts import (
 from sports_posts.pagination import PageLimitError, PaginationError
 from sports_posts.polling import Deliver, Fetch
 from sports_posts.polling._config import MAX_PAGES_PER_CYCLE
-
 from tests.wire import spec_post
 
 from .conftest import TimeHarness
