@@ -197,19 +197,22 @@ def _missing_cases() -> list[tuple[str, Callable[[], Any], Any, str]]:
     for name in SPEC[sp.Pagination]:
         body = {"pagination": without(spec_pagination(), name), "items": []}
         cases.append((f"pagination.{name}", lambda: posts_list({}), body, f"pagination.{name}"))
-    for section, fields in (("company", ("name", "plan", "subscription_status")),
-                            ("billing_cycle", ("current_period_start", "current_period_end")),
-                            ("usage", ("current_calls",))):
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = (
+        ("company", ("name", "plan", "subscription_status")),
+        ("billing_cycle", ("current_period_start", "current_period_end")),
+        ("usage", ("current_calls",)),
+    )
+    for section, fields in sections:
         for name in fields:
-            body = spec_account()
-            body[section] = without(body[section], name)
-            cases.append((f"{section}.{name}", account_information, body, f"{section}.{name}"))
+            account = spec_account()
+            account[section] = without(account[section], name)
+            cases.append((f"{section}.{name}", account_information, account, f"{section}.{name}"))
     for name in ("ids_to_delete", "as_of"):
         cases.append((f"x-ids.{name}", account_x_ids, without(spec_compliance(), name), name))
-    team = {"service_id": 1, "location": "Boston", "name": "Celtics", "conference": None, "division": None, "league": "NBA"}
+    team: dict[str, Any] = {"service_id": 1, "location": "Boston", "name": "Celtics", "conference": None, "division": None, "league": "NBA"}
     for name in ("conference", "division"):
-        body = {"ok": True, "count": 1, "items": [without(team, name)]}
-        cases.append((f"team.{name}", lambda: ids_teams("NBA"), body, f"items.0.{name}"))
+        teams = {"ok": True, "count": 1, "items": [without(team, name)]}
+        cases.append((f"team.{name}", lambda: ids_teams("NBA"), teams, f"items.0.{name}"))
     for name in ("ok", "count"):
         cases.append((f"teams.{name}", lambda: ids_teams("NBA"), without({"ok": True, "count": 1, "items": [team]}, name), name))
     return cases
