@@ -4,7 +4,9 @@ A signature such as ``lookback=DEFAULT_LOOKBACK`` or ``total_timeout=DEFAULT_TOT
 names a constant the reader then has to look up; the reference shows
 ``lookback=timedelta(seconds=180)`` and ``total_timeout=120.0`` instead. The values are
 read from the modules at run time, so the reference cannot drift from the code; a default
-that is not a plain value (an object with a long repr) keeps its name.
+that is not a plain value (an object with a long repr) keeps its name. A model field
+written ``Field(None, description=...)`` shows ``None``, and its description (why the field
+is optional) below its docstring.
 """
 
 from __future__ import annotations
@@ -55,12 +57,40 @@ def _fill(func: griffe.Function) -> None:
                 parameter.default = shown
 
 
+def _field_of(cls: griffe.Class, attr: griffe.Attribute) -> None:
+    """A model field written ``Field(default, description=...)``: the reference shows the
+    default, and the description (why the field is optional) after the field's docstring."""
+    call = attr.value
+    if not (isinstance(call, griffe.ExprCall) and str(call.function) == "Field"):
+        return
+    default: Optional[str] = None
+    for argument in call.arguments:
+        if isinstance(argument, str):
+            default = argument if default is None else default
+        elif isinstance(argument, griffe.ExprKeyword) and argument.name == "default_factory":
+            default = {"list": "[]", "dict": "{}"}.get(str(argument.value), default)
+    if default is not None:
+        attr.value = default
+    try:
+        model = getattr(importlib.import_module(cls.module.path), cls.name)
+        description = model.model_fields[attr.name].description
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return
+    if description:
+        if attr.docstring is None:
+            attr.docstring = griffe.Docstring(description, parent=attr)
+        elif description not in attr.docstring.value:
+            attr.docstring.value = f"{attr.docstring.value}\n\n{description}"
+
+
 def _walk(obj: griffe.Object) -> None:
     for member in list(obj.members.values()):
         if member.is_alias:
             continue
         if isinstance(member, griffe.Function):
             _fill(member)
+        elif isinstance(member, griffe.Attribute) and isinstance(obj, griffe.Class) and isinstance(member.value, griffe.ExprCall):
+            _field_of(obj, member)
         elif isinstance(member, griffe.Attribute) and isinstance(member.value, griffe.ExprName):
             # a dataclass field: the __init__ griffe writes for it takes this default
             if isinstance(obj, griffe.Class):

@@ -9,7 +9,8 @@
   ``**options: Unpack[PollerOptions]``.
 
 Types and meanings are read from the source (the annotations as written, the docstring
-under each field), defaults from the code, so the tables cannot drift from it.
+under each field, then its ``Field(description=...)``: why a field is optional), defaults
+from the code, so the tables cannot drift from it.
 """
 
 from __future__ import annotations
@@ -81,6 +82,9 @@ def model_block(path: str, model: Any) -> str:
     rows = ["| field | type | meaning |", "|---|---|---|"]
     for name in model.model_fields:
         annotation, doc = documented.get(name, ("", ""))
+        why = model.model_fields[name].description  # why a field the spec lists is optional
+        if why and why not in doc:
+            doc = f"{doc} {why}".strip()
         # an anchor per field, so that [Post.id][sports_posts.Post.id] still lands
         rows.append(f"| [](){{#{path}.{name}}}`{name}` | `{_cell(annotation)}` | {_cell(doc)} |")
     options = f"      members: {members}\n      inherited_members: {members}\n"

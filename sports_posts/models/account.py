@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional, Union
+from typing import Literal, Union
 
 from ._base import SportsPostsModel, UTCDateTime
 
@@ -12,37 +12,35 @@ __all__ = ["AccountInformation", "BillingCycle", "Company", "ComplianceList", "U
 class Company(SportsPostsModel):
     """Who the key belongs to and on which plan."""
 
-    name: Optional[str] = None
+    name: str
     """Name of the company that owns the key."""
 
-    plan: Optional[Union[Literal["free", "paid"], str]] = None
+    plan: Union[Literal["free", "paid"], str]
     """The plan, such as ``free`` or ``paid``."""
 
-    subscription_status: Optional[Union[Literal["active"], str]] = None
+    subscription_status: Union[Literal["active"], str]
     """State of the subscription, such as ``active``."""
 
 
 class BillingCycle(SportsPostsModel):
     """The current billing period, as aware UTC datetimes."""
 
-    current_period_start: Optional[UTCDateTime] = None
+    current_period_start: UTCDateTime
     """Start of the current billing period (aware UTC)."""
 
-    current_period_end: Optional[UTCDateTime] = None
+    current_period_end: UTCDateTime
     """End of the current billing period (aware UTC)."""
 
 
 class Usage(SportsPostsModel):
     """Calls counted against the quota in the current period."""
 
-    current_calls: Optional[int] = None
+    current_calls: int
     """Calls counted so far in the current billing period."""
 
 
 class AccountInformation(SportsPostsModel):
     """The body of GET /account/information (free to call)."""
-    # The three sections are required: a body without them is not account information, and
-    # silently empty usage would mislead. Fields inside them stay lenient.
     company: Company
     """Who the key belongs to and on which plan."""
 
@@ -59,6 +57,6 @@ class ComplianceList(SportsPostsModel):
     ids_to_delete: list[str]  # required: a missing list must not read as "nothing to delete"
     """Post ids to remove from your own storage."""
 
-    as_of: Optional[UTCDateTime] = None
+    as_of: UTCDateTime
     """When the service computed the list (aware UTC)."""
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Optional
 
-from pydantic import ValidationInfo, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from ._base import SportsPostsModel
 
 __all__ = ["IdItem", "IdList", "Team", "TeamList"]
+
+_NOT_SHOWN = (
+    "Not required: spec 2.8 gives the envelope for entity=teams only; the answers for players, "
+    "leagues and posts are not shown (spec 4.4)."
+)
 
 
 def _reference_from(data: Any, info: ValidationInfo) -> Any:
@@ -38,10 +43,10 @@ class Team(SportsPostsModel):
     league: str
     """League code, such as ``NBA``."""
 
-    conference: Optional[str] = None
+    conference: Optional[str]
     """Conference, or ``None`` where the league has none (spec 2.8: string or null)."""
 
-    division: Optional[str] = None
+    division: Optional[str]
     """Division, or ``None`` where the league has none (spec 2.8: string or null)."""
 
     reference: Optional[str] = None
@@ -53,7 +58,7 @@ class Team(SportsPostsModel):
 class TeamList(SportsPostsModel):
     """The envelope of GET /ids?entity=teams; iterating it iterates ``items``."""
 
-    ok: bool = True
+    ok: bool
     """Always true on a successful answer."""
 
     count: int
@@ -82,10 +87,10 @@ class IdItem(SportsPostsModel):
 class IdList(SportsPostsModel):
     """The envelope of GET /ids for any entity."""
 
-    ok: bool = True
+    ok: bool = Field(True, description=_NOT_SHOWN)
     """Always true on a successful answer."""
 
-    count: Optional[int] = None
+    count: Optional[int] = Field(None, description=_NOT_SHOWN)
     """Number of items returned."""
 
     items: list[IdItem]

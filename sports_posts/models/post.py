@@ -17,45 +17,56 @@ MediaType = Annotated[
 ]
 """Both vocabularies of the spec (image/video/none and photo/gif/animated_gif); open."""
 
+_FLAT_ONLY = (
+    "Optional although spec 2.1 lists it in the nested author form: a post in the flat form "
+    "carries only the username, and its author is built from that."
+)
+
 
 class Author(SportsPostsModel):
     """The account that published a post (the nested form of the author)."""
 
-    # Optional although spec 2.1 lists all four for the nested form: a post in the flat form
-    # carries only the username, and its ``author`` is built from that.
-    username: Optional[str] = None
+    username: str
     """Handle of the account that posted, without the @."""
 
-    name: Optional[str] = None
+    name: Optional[str] = Field(None, description=_FLAT_ONLY)
     """Display name of the account; ``None`` when the service sent the flat form (username only)."""
 
-    profile_image_url: Optional[str] = None
+    profile_image_url: Optional[str] = Field(None, description=_FLAT_ONLY)
     """URL of the account's profile picture; ``None`` when the service sent the flat form."""
 
-    verified: Optional[bool] = None
+    verified: Optional[bool] = Field(None, description=_FLAT_ONLY)
     """Whether the platform marks the account as verified; ``None`` when the service sent the flat form."""
 
 
 class Media(SportsPostsModel):
     """An image, video or gif attached to a post."""
 
-    type: Optional[MediaType] = None
+    type: MediaType
     """Kind of media, in either vocabulary of ``media_type``."""
 
-    url: Optional[str] = None
+    url: str
     """URL of the media file."""
 
-    preview_image_url: Optional[str] = None
-    """URL of a still preview image."""
+    preview_image_url: Optional[str] = Field(
+        None,
+        description="Optional although spec 2.2 lists it: the source platform gives a still preview "
+        "only for videos and gifs, a photo being its own preview.",
+    )
+    """URL of a still preview image; ``None`` for a photo."""
 
-    width: Optional[int] = None
+    width: int
     """Width in pixels."""
 
-    height: Optional[int] = None
+    height: int
     """Height in pixels."""
 
-    duration_ms: Optional[int] = None
-    """Length of a video or gif in milliseconds."""
+    duration_ms: Optional[int] = Field(
+        None,
+        description="Optional although spec 2.2 lists it: the source platform gives a length only "
+        "for videos and gifs, a photo has none.",
+    )
+    """Length of a video or gif in milliseconds; ``None`` for a photo."""
 
 
 class TaggedTeam(SportsPostsModel):
@@ -97,52 +108,62 @@ class Post(SportsPostsModel):
     created_at: UTCDateTime
     """When the post was published, as an aware ``datetime`` in UTC."""
 
-    post_url: Optional[str] = None
+    post_url: str
     """Direct URL of the post."""
 
-    text: Optional[str] = None
+    text: str
     """The body of the post."""
 
-    author: Optional[Author] = None
-    """Who posted it; built from ``author_username`` when only the flat form came. Optional:
-    the service sends one of two author forms (spec 2.1), and a post may carry neither."""
+    author: Optional[Author] = Field(
+        None,
+        description="Optional: only the nested author form carries it (spec 2.1 documents a flat and "
+        "a nested form); built from author_username when the flat form came.",
+    )
+    """Who posted it; built from ``author_username`` when only the flat form came."""
 
-    author_username: Optional[str] = None
-    """Handle of the author; taken from ``author`` when only the nested form came. Optional
-    for the same reason as ``author``."""
+    author_username: Optional[str] = Field(
+        None,
+        description="Optional: only the flat author form carries it (spec 2.1 documents a flat and "
+        "a nested form); taken from author.username when the nested form came.",
+    )
+    """Handle of the author; taken from ``author`` when only the nested form came."""
 
-    author_id: Optional[str] = None
-    """The author's id on the source platform. Optional: only the flat form carries it (spec 2.1)."""
+    author_id: Optional[str] = Field(
+        None,
+        description="Optional: only the flat author form carries it (spec 2.1 documents a flat and "
+        "a nested form), and the nested form has no id to take it from.",
+    )
+    """The author's id on the source platform."""
 
-    league: Optional[str] = None
+    league: str
     """League code the post is tagged with, such as ``NFL``."""
 
-    like_count: Optional[int] = None
+    like_count: int
     """Likes when the post was indexed."""
 
-    retweet_count: Optional[int] = None
+    retweet_count: int
     """Reposts when the post was indexed."""
 
-    reply_count: Optional[int] = None
+    reply_count: int
     """Replies when the post was indexed."""
 
-    quote_count: Optional[int] = None
+    quote_count: int
     """Quotes when the post was indexed."""
 
-    media_type: Optional[MediaType] = None
+    media_type: MediaType
     """Kind of attached media (``image``, ``photo``, ``video``, ``gif``, ``animated_gif``,
     ``none``); a value the service adds later is kept as it is."""
 
-    highlight: Optional[bool] = None
+    highlight: bool
     """Whether the post is a highlight clip."""
 
-    teams: list[TaggedTeam] = Field(default_factory=list)
+    teams: list[TaggedTeam]
     """Teams tagged on the post."""
 
-    players: list[TaggedPlayer] = Field(default_factory=list)
+    players: list[TaggedPlayer]
     """Players tagged on the post."""
 
-    media: list[Media] = Field(default_factory=list)
+    media: list[Media]
     """Attached images, videos and gifs."""
 
     # Numeric ids (some exports write them as numbers) are kept as their decimal text.
@@ -177,16 +198,16 @@ _author_of = Author.__pydantic_validator__.validate_python
 class Pagination(SportsPostsModel):
     """Where a page stands; ``has_next`` drives auto-pagination."""
 
-    page: int = 1
+    page: int
     """Number of this page, from 1."""
 
-    limit: Optional[int] = None
+    limit: int
     """Posts per page that the service applied."""
 
-    has_next: bool = False
+    has_next: bool
     """Whether a later page exists; iteration stops when it is false."""
 
-    has_prev: bool = False
+    has_prev: bool
     """Whether an earlier page exists."""
 
 

@@ -25,6 +25,7 @@ import sports_posts._cli_posts as cli
 import sports_posts._client as client_module
 from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload
+from tests.wire import spec_post
 
 BASE_URL = "https://api.example.test/v1"
 SECRET = "whsec_test_cli_first_hour"
@@ -52,8 +53,8 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[respx.MockRouter]:
 
 
 def _page(*texts: str) -> dict[str, Any]:
-    items = [{"id": f"p{i}", "created_at": "2026-11-21T12:00:00Z", "text": text, "league": "NFL",
-              "author_username": "a\x1b]52;c;ZXZpbA==\x07"} for i, text in enumerate(texts)]
+    items = [spec_post(f"p{i}", "2026-11-21T12:00:00Z", text=text, league="NFL",
+                       author_username="a\x1b]52;c;ZXZpbA==\x07") for i, text in enumerate(texts)]
     return {"pagination": {"page": 1, "limit": 20, "has_next": False, "has_prev": False}, "items": items}
 
 

@@ -19,6 +19,7 @@ from sports_posts._format import align, count, format_post, post_header
 from sports_posts.cli import build_parser, main
 from sports_posts.models.post import Post
 from sports_posts.sandbox import Sandbox
+from tests.wire import spec_post
 
 BASE_URL = "https://api.example.test/v1"
 
@@ -37,8 +38,7 @@ def run(*argv: str, err: io.StringIO | None = None) -> tuple[int, str, str]:
 
 
 def page(n: int, page_no: int, has_next: bool = True) -> dict[str, object]:
-    items = [{"id": f"{page_no}-{i}", "created_at": "2026-11-21T12:00:00Z", "text": "post", "league": "NFL"}
-             for i in range(n)]
+    items = [spec_post(f"{page_no}-{i}", "2026-11-21T12:00:00Z", text="post", league="NFL") for i in range(n)]
     return {"pagination": {"page": page_no, "limit": n, "has_next": has_next, "has_prev": page_no > 1},
             "items": items}
 
@@ -151,8 +151,7 @@ def test_poll_is_quiet_when_not_a_terminal(waits: list[float]) -> None:
 
 
 def make_post(**fields: object) -> Post:
-    base: dict[str, object] = {"id": "1", "created_at": datetime(2026, 11, 21, 12, tzinfo=timezone.utc),
-                               "text": "text"}
+    base: dict[str, object] = {**spec_post("1", text="text"), "created_at": datetime(2026, 11, 21, 12, tzinfo=timezone.utc)}
     return Post.model_validate({**base, **fields})
 
 
@@ -161,7 +160,7 @@ def test_post_rows_line_up_under_the_header_whatever_the_values() -> None:
         make_post(league="NFL", author_username="a", like_count=3, media_type="photo"),
         make_post(league="CRICKET", author_username="A_really_long_username_here", like_count=98_765_432,
                   media_type="animated_gif"),
-        make_post(league=None, author_username=None, like_count=None, media_type=None, text="line\nbreak"),
+        make_post(league="", author_username=None, like_count=0, media_type="none", text="line\nbreak"),
     ]
     header = post_header(120)
     start = header.index("text")

@@ -10,6 +10,7 @@ import respx
 
 import sports_posts as sp
 from tests.runner import Runner
+from tests.wire import spec_compliance
 
 from .conftest import page, post
 
@@ -77,7 +78,7 @@ def test_account_information(runner: Runner, api: respx.MockRouter) -> None:
     assert isinstance(info, sp.AccountInformation)
     assert (info.company.name, info.company.plan, info.company.subscription_status) == ("Acme", "free", "active")
     assert info.billing_cycle.current_period_start == datetime(2024, 5, 1, 7, tzinfo=timezone.utc)
-    assert info.billing_cycle.current_period_end.tzinfo is not None  # type: ignore[union-attr]
+    assert info.billing_cycle.current_period_end.tzinfo is not None
     assert info.usage.current_calls == 17
     assert info.model_extra == {"support_tier": "gold"}
 
@@ -132,7 +133,7 @@ def test_ids_list_keeps_every_field(runner: Runner, api: respx.MockRouter) -> No
 
 
 def test_auth_bearer_by_default_and_bare_on_request(runner: Runner, api: respx.MockRouter) -> None:
-    route = api.get("/account/x-ids").respond(200, json={"ids_to_delete": []})
+    route = api.get("/account/x-ids").respond(200, json=spec_compliance())
     runner.run(lambda c: c.account.x_ids(), api_key="k1")
     runner.run(lambda c: c.account.x_ids(), api_key="k2", auth_scheme="bare")
     assert route.calls[0].request.headers["authorization"] == "Bearer k1"
@@ -140,7 +141,7 @@ def test_auth_bearer_by_default_and_bare_on_request(runner: Runner, api: respx.M
 
 
 def test_user_agent_names_the_sdk_and_its_version(runner: Runner, api: respx.MockRouter) -> None:
-    route = api.get("/account/x-ids").respond(200, json={"ids_to_delete": []})
+    route = api.get("/account/x-ids").respond(200, json=spec_compliance())
     runner.run(lambda c: c.account.x_ids(), default_headers={"X-Team": "data"})
     headers = route.calls[0].request.headers
     assert headers["user-agent"].startswith(f"sports-posts-python/{sp.__version__}")
@@ -149,7 +150,7 @@ def test_user_agent_names_the_sdk_and_its_version(runner: Runner, api: respx.Moc
 
 
 def test_client_counts_its_calls(runner: Runner, api: respx.MockRouter) -> None:
-    api.get("/account/x-ids").respond(200, json={"ids_to_delete": []})
+    api.get("/account/x-ids").respond(200, json=spec_compliance())
 
     def three_calls(c: Any) -> Any:
         async def go() -> int:

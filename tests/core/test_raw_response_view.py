@@ -17,6 +17,7 @@ from sports_posts.resources.raw import (
     PostsWithRawResponse,
     SportsPostsWithRawResponse,
 )
+from tests.wire import spec_compliance
 
 from .bodies import INFO
 from .conftest import API_KEY, BASE_URL, page, post
@@ -63,7 +64,7 @@ def test_every_raw_method_answers_a_raw_response_sharing_the_call_counter() -> N
     with respx.mock(base_url=BASE_URL) as api:
         api.get("/posts").respond(200, json=page([post("1")]))
         api.get("/account/information").respond(200, json=INFO)
-        api.get("/account/x-ids").respond(200, json={"ids_to_delete": []})
+        api.get("/account/x-ids").respond(200, json=spec_compliance())
         api.get("/ids").respond(200, json={"ok": True, "count": 0, "items": []})
         with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
             posts = client.with_raw_response.posts

@@ -13,6 +13,7 @@ import sports_posts as sp
 from sports_posts._transport import MAX_RETRY_AFTER, backoff, parse_retry_after
 from tests.runner import Runner
 
+from .bodies import INFO
 from .conftest import page, post
 
 OK = httpx.Response(200, json=page([post()]))
@@ -58,10 +59,10 @@ def test_connection_errors_and_timeouts_are_retried(
     runner: Runner, api: respx.MockRouter, error: Exception
 ) -> None:
     route = api.get("/account/information").mock(
-        side_effect=[error, httpx.Response(200, json={"company": {"name": "Acme"}, "billing_cycle": {}, "usage": {"current_calls": 1}})]
+        side_effect=[error, httpx.Response(200, json=INFO)]
     )
     info = runner.run(lambda c: c.account.information())
-    assert info.company.name == "Acme"
+    assert info.company.name == INFO["company"]["name"]
     assert route.call_count == 2
 
 

@@ -63,3 +63,14 @@ def test_a_value_reads_as_a_reader_writes_it() -> None:
     assert literal(timedelta(seconds=90)) == "timedelta(seconds=90)"
     assert literal((1.0, 5.0)) == "(1.0, 5.0)"
     assert literal(object()) is None
+
+
+def test_a_model_field_shows_its_default_and_why_it_is_optional() -> None:
+    package = _package()
+    name = package["models.post.Author"].members["name"]
+    assert str(name.value) == "None"
+    assert name.docstring is not None and "flat form carries only the username" in name.docstring.value
+    author_id = package["models.post.Post"].members["author_id"]
+    assert str(author_id.value) == "None" and author_id.docstring is not None
+    assert author_id.docstring.value.startswith("The author's id") and "only the flat author form" in author_id.docstring.value
+    assert str(package["models.ids.IdList"].members["ok"].value) == "True"

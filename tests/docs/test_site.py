@@ -120,7 +120,7 @@ def test_signatures_carry_their_types(site: Site) -> None:
     # model fields carry theirs in the models' field tables
     fields = {row[0]: row for row in site["reference/models/"].article.rows}
     assert fields["created_at"][1] in ("UTCDateTime", "datetime")
-    assert fields["text"][1] == "Optional[str]"
+    assert fields["text"][1] == "str" and fields["author_id"][1] == "Optional[str]"
 
 
 def test_every_model_field_has_a_line_of_meaning(site: Site) -> None:
@@ -152,6 +152,19 @@ def test_models_show_their_fields_in_one_table(site: Site) -> None:
     events = site["reference/webhooks/"]
     assert not re.search(r'<h\d[^>]*id="sports_posts\.webhooks\.BreakingNewsData\.\w+"', events.markup)
     assert 'id="sports_posts.webhooks.BreakingNewsEvent.dedupe_key"' in events.markup  # methods and properties stay
+
+
+def test_an_optional_field_the_spec_lists_says_why_in_its_row(site: Site) -> None:
+    import sports_posts
+
+    markup = html.unescape(site["reference/models/"].markup)
+    for model_name in ("Post", "Author", "Media", "IdList"):
+        model = getattr(sports_posts, model_name)
+        for field, info in model.model_fields.items():
+            if info.description:
+                row = re.search(rf'id="sports_posts\.{model_name}\.{field}".*?</tr>', markup, re.S)
+                assert row and info.description in " ".join(re.sub("<[^>]+>", "", row.group(0)).split()), (
+                    f"{model_name}.{field}: its row does not say why it is optional")
 
 
 def test_the_pollers_options_are_documented_one_by_one(site: Site) -> None:

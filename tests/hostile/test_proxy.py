@@ -50,7 +50,7 @@ def test_a_sandbox_on_this_machine_is_reached_directly_whatever_the_proxy(
 ) -> None:
     # A corporate HTTP_PROXY without NO_PROXY must not break the local demo.
     def answer(conn: Connection) -> None:
-        body = b'{"pagination": {"page": 1, "has_next": false}, "items": []}'
+        body = b'{"pagination": {"page": 1, "limit": 20, "has_next": false, "has_prev": false}, "items": []}'
         conn.send(head(headers={"Content-Type": "application/json", "Content-Length": str(len(body))}) + body)
 
     with ScriptedServer(_refuse) as proxy, ScriptedServer(answer) as service:

@@ -19,6 +19,8 @@ from typing import Any, Callable, Optional
 
 import httpx
 
+from tests.wire import spec_post
+
 T0 = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
 BASE_URL = "https://fake.sports-posts.test/v1"
 
@@ -45,14 +47,13 @@ class FakePost:
     deleted: bool = False
 
     def wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created_at": self.created_at.isoformat().replace("+00:00", "Z"),
-            "text": f"post {self.id}",
-            "league": self.league,
-            "author_username": "reporter",
-            "post_url": f"https://x.example/{self.id}",
-        }
+        return spec_post(
+            self.id,
+            self.created_at.isoformat().replace("+00:00", "Z"),
+            league=self.league,
+            author_username="reporter",
+            post_url=f"https://x.example/{self.id}",
+        )
 
 
 @dataclass

@@ -19,12 +19,14 @@ from sports_posts.polling import (
     Sleep,
     poll_cycles,
 )
+from tests.wire import spec_post
 
 from .fake_service import T0
 
 
 def post(post_id: str, seconds: float) -> Post:
-    return Post(id=post_id, created_at=T0 + timedelta(seconds=seconds))
+    created = (T0 + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+    return Post.model_validate(spec_post(post_id, created))
 
 
 def page(*posts: Post, has_next: bool = False, number: int = 1) -> PostsResponse:

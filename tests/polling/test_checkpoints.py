@@ -371,7 +371,7 @@ async def test_async_poller_restarts_from_file_checkpoint_without_loss(
     path = tmp_path / "nfl.json"
     http = httpx.AsyncClient(transport=httpx.MockTransport(service.handler))
     async with AsyncSportsPosts(
-        api_key="k", base_url="https://fake.sports-posts.test/v1", http_client=http
+        api_key="sk_test_poller", base_url="https://fake.sports-posts.test/v1", http_client=http
     ) as aclient:
         delivered: list[list[str]] = []
         poller = make_async_poller(

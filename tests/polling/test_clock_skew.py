@@ -469,7 +469,7 @@ def test_a_fresh_poller_crashing_at_any_call_under_any_skews_loses_nothing_repea
     checkpoint = MemoryCheckpoint()
     runs: list[list[list[str]]] = [[], []]
     http = httpx.Client(transport=httpx.MockTransport(service.handler))
-    with SportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+    with SportsPosts(api_key="sk_test_poller", base_url=BASE_URL, http_client=http) as client:
         for run, skew in enumerate((first_clock, second_clock)):
             poller = make_poller(client, harness, clock=skewed(clock, skew), checkpoint=checkpoint)
             try:

@@ -23,6 +23,7 @@ from sports_posts import (
 from sports_posts.pagination import PageLimitError, PaginationError
 from sports_posts.polling import Deliver, Fetch
 from sports_posts.polling._config import MAX_PAGES_PER_CYCLE
+from tests.wire import spec_post
 
 from .conftest import TimeHarness
 from .fake_service import BASE_URL, T0
@@ -30,7 +31,7 @@ from .test_algorithm import config, page, post, start
 
 
 def _wire(n: int, created: float) -> dict[str, Any]:
-    return {"id": f"p{n}", "created_at": (T0 + timedelta(seconds=created)).isoformat().replace("+00:00", "Z")}
+    return spec_post(f"p{n}", (T0 + timedelta(seconds=created)).isoformat().replace("+00:00", "Z"))
 
 
 def _poller(answer: Callable[[int], Any], harness: TimeHarness) -> tuple[Poller, list[int], MemoryCheckpoint]:

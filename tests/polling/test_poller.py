@@ -265,7 +265,7 @@ def test_restart_from_file_checkpoint_after_abrupt_stop_repeats_at_most_one_batc
     delivered: list[list[str]] = []
 
     http = httpx.Client(transport=httpx.MockTransport(service.handler))
-    client = SportsPosts(api_key="k", base_url=BASE_URL, http_client=http)
+    client = SportsPosts(api_key="sk_test_poller", base_url=BASE_URL, http_client=http)
     poller = make_poller(
         client, harness, since=T0, interval=45, leagues="NFL", checkpoint=FileCheckpoint(path)
     )

@@ -108,7 +108,7 @@ def test_every_post_exactly_once_oldest_first(scenario: Scenario) -> None:
 
     harness.sleep = sleep_and_delete  # type: ignore[method-assign]
     http = httpx.Client(transport=httpx.MockTransport(service.handler))
-    with SportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+    with SportsPosts(api_key="sk_test_poller", base_url=BASE_URL, http_client=http) as client:
         poller = make_poller(
             client,
             harness,
@@ -142,7 +142,7 @@ def test_async_every_post_exactly_once_oldest_first(scenario: Scenario) -> None:
 
         harness.sleep = sleep_and_delete  # type: ignore[method-assign]
         http = httpx.AsyncClient(transport=httpx.MockTransport(service.handler))
-        async with AsyncSportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+        async with AsyncSportsPosts(api_key="sk_test_poller", base_url=BASE_URL, http_client=http) as client:
             poller = make_async_poller(
                 client,
                 harness,
@@ -177,7 +177,7 @@ def test_a_restart_after_a_crash_repeats_at_most_the_batch_in_hand(
     checkpoint = MemoryCheckpoint()  # outlives the "process", as a file would
     runs: list[list[list[Post]]] = [[], []]
     http = httpx.Client(transport=httpx.MockTransport(service.handler))
-    with SportsPosts(api_key="k", base_url=BASE_URL, http_client=http) as client:
+    with SportsPosts(api_key="sk_test_poller", base_url=BASE_URL, http_client=http) as client:
         for run, crash in ((0, crash_at), (1, None)):
             poller = make_poller(
                 client,
