@@ -464,7 +464,7 @@ def test_a_mistyped_deployment_url_is_a_parameter_error_at_construction(url: str
 def test_a_sentinel_url_shows_no_password() -> None:
     store = RedisDedupeStore("redis+sentinel://:hunter2-secret@127.0.0.1:26379,127.0.0.1:26380/spmaster/2")
     assert "hunter2" not in repr(store)
-    assert "sentinel 127.0.0.1:26379,127.0.0.1:26380/spmaster/2" in repr(store)
+    assert "redis+sentinel://:***@127.0.0.1:26379,127.0.0.1:26380/spmaster/2" in repr(store)  # the one repr style
 
 
 DRAIN_WORKER = """
