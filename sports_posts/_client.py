@@ -41,10 +41,10 @@ from ._http import (
 )
 from ._redact import watch_key
 from ._request import APICall
-from ._steps import Done, advance
 from ._stores.errors import CoordinationError
 from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
+from ._utils import Done, advance
 
 if TYPE_CHECKING:
     from ._budget import CallBudget

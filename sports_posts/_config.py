@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from typing_extensions import TypedDict
 
-from . import _checks
+from . import _utils
 from ._errors import ParameterError, SportsPostsError
 from ._http import URL, Headers, InvalidURL, Stack, Timeout, default_stack, is_timeout
 from ._version import __version__
@@ -137,7 +137,7 @@ def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
 def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
     """Positive, finite and at most a day (a longer timeout is a unit mistake, and would
     overflow the deadlines it is added to)."""
-    return _checks.seconds(name, value, label=label)
+    return _utils.seconds(name, value, label=label)
 
 
 def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
@@ -164,7 +164,7 @@ def check_total_timeout(value: object) -> Optional[float]:
 
 
 def check_max_retries(value: object) -> int:
-    return _checks.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
+    return _utils.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
 
 
 MAX_RESPONSE_BYTES_LIMIT = 1 << 30
@@ -172,7 +172,7 @@ MAX_RESPONSE_BYTES_LIMIT = 1 << 30
 
 
 def check_max_response_bytes(value: object) -> int:
-    return _checks.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
+    return _utils.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
 
 
 def check_auth_scheme(value: object) -> AuthScheme:

@@ -14,9 +14,9 @@ import httpx
 import pytest
 import respx
 
-import sports_posts._cli_poll as cli
-from sports_posts._format import align, count, format_post, post_header
+import sports_posts.cli._poll as cli
 from sports_posts.cli import build_parser, main
+from sports_posts.cli._format import align, count, format_post, post_header
 from sports_posts.models.post import Post
 from sports_posts.sandbox import Sandbox
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import _json_line, _line, _path, _positive_int, _read_text_file
-from ._errors import SportsPostsError
+from .._errors import SportsPostsError
+from ._common import _json_line, _line, _path, _positive_int, _read_text_file
 from ._format import count
 
 __all__ = ["add_commands"]
@@ -44,8 +44,8 @@ def _exit_status(code: int) -> str:
 
 
 def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._compliance import ComplianceSweeper, ComplianceSweepError
-    from .polling import FileCheckpoint
+    from .._compliance import ComplianceSweeper, ComplianceSweepError
+    from ..polling import FileCheckpoint
 
     if args.command_line is not None:
         argv = shlex.split(args.command_line)
@@ -149,7 +149,7 @@ def _store_url(args: argparse.Namespace) -> str:
 
 def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = None) -> bool:
     """Whether ``table`` exists (and has a row ``where`` says): read-only, never creates."""
-    from ._stores.postgres import Postgres
+    from .._stores.postgres import Postgres
 
     db = Postgres(owner, url, auto_migrate=False, connect_timeout=5.0, statement_timeout=5.0)
     try:
@@ -163,7 +163,7 @@ def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = Non
 
 def _redis_has(url: str, owner: str, keys: list[str]) -> bool:
     """Whether any of ``keys`` exists (``EXISTS``: read-only, creates nothing)."""
-    from ._stores.redis import Redis
+    from .._stores.redis import Redis
 
     db = Redis(owner, url)
     try:
@@ -177,7 +177,7 @@ def _inbox(args: argparse.Namespace) -> Any:
     url = _store_url(args)
     kind = _store_kind(url)
     if kind == "redis":
-        from .webhooks._redis_inbox import RedisInbox
+        from ..webhooks import RedisInbox
 
         inbox: Any = RedisInbox(url, **({"prefix": args.prefix} if args.prefix else {}))
         if not _redis_has(url, "inbox", [inbox._k("stream"), inbox._k("counts")]):
@@ -186,7 +186,7 @@ def _inbox(args: argparse.Namespace) -> Any:
                                    "(nothing was created)")
         return inbox
     if kind == "postgresql":
-        from .webhooks._postgres import PostgresInbox
+        from ..webhooks import PostgresInbox
 
         inbox = PostgresInbox(url, auto_migrate=False)
         if not _pg_has(url, "inbox", "sports_posts_inbox"):
@@ -196,7 +196,7 @@ def _inbox(args: argparse.Namespace) -> Any:
         return inbox
     if args.prefix:
         raise SportsPostsError("--prefix is for a Redis inbox only")
-    from .webhooks.inbox import SQLiteInbox
+    from ..webhooks import SQLiteInbox
 
     path = url.split("://", 1)[1] if "://" in url else url
     if not path or not Path(path).is_file():  # opening would create an empty inbox and report it healthy
@@ -256,7 +256,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import dataclasses
 
-    from ._budget import CallBudget
+    from .._budget import CallBudget
 
     url = _store_url(args)
     kind = _store_kind(url)
@@ -294,7 +294,7 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import dataclasses
 
-    from .polling._lease import Lease
+    from ..polling._lease import Lease
 
     url = _store_url(args)
     kind = _store_kind(url)

@@ -2,8 +2,8 @@
 
 It talks to the service named by ``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL``,
 or to an embedded sandbox when asked for (``--sandbox``, no key, or a sandbox key), and
-says which on stderr. Only the command line (this module and its command modules,
-``_cli_*.py``) and the demo print; the library logs and warns.
+says which on stderr. Only the command line (this package: the parser here, a module per command
+group, ``_common.py`` for what they share) and the demo print; the library logs and warns.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from ._cli_common import _connect, _fresh_line, _safe, _timeout
-from ._cli_poll import add_poll_command
-from ._cli_posts import add_account_command, add_posts_command, add_teams_command
-from ._cli_sandbox import add_sandbox_commands
-from ._cli_webhooks import add_webhooks_command
-from ._errors import ParameterError, SportsPostsError
-from ._version import __version__
+from .._errors import ParameterError, SportsPostsError
+from .._version import __version__
+from ._common import _connect, _fresh_line, _safe, _timeout
+from ._poll import add_poll_command
+from ._posts import add_account_command, add_posts_command, add_teams_command
+from ._sandbox import add_sandbox_commands
+from ._webhooks import add_webhooks_command
 
 __all__ = ["main"]
 
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_account_command(sub, service)
     add_teams_command(sub, service)
     add_webhooks_command(sub)
-    from ._cli_ops import add_commands  # compliance, inbox, budget, lease
+    from ._ops import add_commands  # compliance, inbox, budget, lease
 
     add_commands(sub, service, _connect)
     return parser
@@ -133,6 +133,3 @@ def _in_flags(exc: ParameterError) -> str:
         text = text[:cut] + "add --unchecked."
     return text
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,7 +8,9 @@ import math
 import threading
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import (
+from .._client import SportsPosts
+from .._errors import SportsPostsError
+from ._common import (
     MAX_PAGE_SIZE,
     SECONDS_PER_DAY,
     _add_post_filters,
@@ -21,8 +23,6 @@ from ._cli_common import (
     _print_posts,
     _stop_on_sigterm,
 )
-from ._client import SportsPosts
-from ._errors import SportsPostsError
 from ._format import count, post_header
 
 _POLLER_OWNS = {"since", "since_id", "page", "sort"}
@@ -139,7 +139,7 @@ def _poll_budget(args: argparse.Namespace, client: SportsPosts) -> _PollBudget:
 
 
 def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .polling import FileCheckpoint, Poller
+    from ..polling import FileCheckpoint, Poller
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
     filters = _filters(args, skip=frozenset(_POLLER_OWNS))

@@ -6,15 +6,15 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ._cli_common import SERVER_GRACE, _header_names, _listen_error, _port, _serve_until_signal
-from ._errors import SportsPostsError
+from .._errors import SportsPostsError
+from ._common import SERVER_GRACE, _header_names, _listen_error, _port, _serve_until_signal
 
 PLANS = ("paid", "free")
 """The plans of the specification (spec 1 and 2.6): ``free`` has 200 calls a month."""
 
 
 def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .sandbox import Sandbox
+    from ..sandbox import Sandbox
 
     sb = Sandbox(seed=args.seed, port=args.port, plan=args.plan, posts_per_minute=args.posts_per_minute,
                  profile=args.profile, author_shape=args.author_shape,

@@ -1,5 +1,5 @@
-"""The command line's internal API: what ``cli.py`` and its command modules
-(``_cli_posts``, ``_cli_poll``, ``_cli_webhooks``, ``_cli_sandbox``, ``_cli_ops``) share: argument
+"""The command line's internal API: what ``cli/__init__.py`` and its command modules
+(``_posts``, ``_poll``, ``_webhooks``, ``_sandbox``, ``_ops``) share: argument
 types, the filters of GET /posts, the client a command talks to, and the output,
 escaped for a terminal."""
 
@@ -17,10 +17,10 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Callable, Optional, TextIO
 
-from ._client import SportsPosts
+from .._client import SportsPosts
+from .._vocabulary import WebhookHeaders
+from ..models.post import Post
 from ._format import format_post
-from ._webhook_headers import WebhookHeaders
-from .models.post import Post
 
 # (flag name, kind, help) for every filter of GET /posts; kinds: csv, str, float, int, bool, time
 _POST_PARAMS: list[tuple[str, str, str]] = [
@@ -105,7 +105,7 @@ def _read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
     (Notepad), UTF-16 with one, CRLF or LF line ends, a trailing newline; surrounding
     whitespace removed. A ``SportsPostsError`` naming ``option`` for a file it cannot read,
     a file that is not text, or one that holds nothing."""
-    from ._errors import SportsPostsError
+    from .._errors import SportsPostsError
 
     try:
         with open(path, "rb") as file:
@@ -183,7 +183,7 @@ def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] =
 
 
 def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
-    from ._params import Unchecked
+    from .._params import Unchecked
 
     names = [n for n, _, _ in _POST_PARAMS if n not in skip]
     if "leagues" not in skip:
@@ -203,7 +203,7 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
 def _connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
     """A client of the service the environment names, or of an embedded sandbox when asked
     for; one line on stderr says which, so a script never mistakes one for the other."""
-    from .sandbox._connect import choose_target, open_target
+    from ..sandbox._connect import choose_target, open_target
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -6,7 +6,8 @@ import argparse
 import math
 from typing import TextIO
 
-from ._cli_common import (
+from .._errors import NotFoundError, SportsPostsError
+from ._common import (
     MAX_PAGE_SIZE,
     _add_post_filters,
     _connect,
@@ -16,7 +17,6 @@ from ._cli_common import (
     _print_posts,
     _safe,
 )
-from ._errors import NotFoundError, SportsPostsError
 from ._format import align, count, post_header
 
 

@@ -11,7 +11,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import (
+from .._errors import SportsPostsError
+from .._vocabulary import WebhookHeaders
+from ._common import (
     SERVER_GRACE,
     _header_names,
     _InFlight,
@@ -22,9 +24,7 @@ from ._cli_common import (
     _safe,
     _serve_until_signal,
 )
-from ._errors import SportsPostsError
 from ._format import cell, count, one_line
-from ._webhook_headers import WebhookHeaders
 
 
 def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
@@ -48,7 +48,7 @@ def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
 
 
 def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .webhooks import (
+    from ..webhooks import (
         DEFAULT_TOLERANCE,
         ReplayedWebhookError,
         SignatureVerificationError,
@@ -91,8 +91,8 @@ def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[Web
 
     An event that cannot be printed (stdout closed) is not acknowledged, so the service
     delivers it again; ``on_closed`` is then called once, to stop the listener."""
-    from .webhooks import WebhookReceiver
-    from .webhooks.adapters.asgi import WebhookASGIApp
+    from ..webhooks import WebhookReceiver
+    from ..webhooks.adapters.asgi import WebhookASGIApp
 
     lock = threading.Lock()
     closed = threading.Event()
