@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Callable, Generic, Optional, TypeVar, Union
 from typing_extensions import Self
 
 from ._config import (
-    _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TOTAL_TIMEOUT,
+    UNSET,
     AuthScheme,
     ClientConfig,
     is_local,
@@ -185,10 +185,10 @@ class _ClientBase(Generic[H]):
     def with_options(
         self,
         *,
-        timeout: Union[float, Timeout] = _UNSET,
-        max_retries: int = _UNSET,
-        total_timeout: Optional[float] = _UNSET,
-        max_response_bytes: int = _UNSET,
+        timeout: Union[float, Timeout] = UNSET,
+        max_retries: int = UNSET,
+        total_timeout: Optional[float] = UNSET,
+        max_response_bytes: int = UNSET,
     ) -> Self:
         """A client with other bounds that shares this one's pool and call counter;
         closing the copy leaves the pool open."""

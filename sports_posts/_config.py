@@ -1,7 +1,7 @@
 """A client's settings, checked: every constructor argument, ``with_options`` and the
 options of one call (``RequestOptions``) pass through here before anything is sent.
 
-Part of the package's internal API: ``_client`` shares ``_UNSET`` with it.
+Part of the package's internal API: ``_client`` shares ``UNSET`` (an argument not given) with it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ __all__ = [
     "CallOptions",
     "ClientConfig",
     "RequestOptions",
+    "UNSET",
     "split_request_options",
 ]
 
@@ -242,7 +243,7 @@ class _Unset:
         return "<unchanged>"
 
 
-_UNSET: Any = _Unset()
+UNSET: Any = _Unset()
 
 
 def _env_flag(name: str) -> bool:
@@ -314,20 +315,20 @@ class ClientConfig:
     def with_options(
         self,
         *,
-        timeout: object = _UNSET,
-        max_retries: object = _UNSET,
-        total_timeout: object = _UNSET,
-        max_response_bytes: object = _UNSET,
+        timeout: object = UNSET,
+        max_retries: object = UNSET,
+        total_timeout: object = UNSET,
+        max_response_bytes: object = UNSET,
     ) -> ClientConfig:
-        """A copy with other bounds (same key, URL and headers); ``_UNSET`` keeps one."""
+        """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
         changes: dict[str, Any] = {}
-        if timeout is not _UNSET:
+        if timeout is not UNSET:
             changes["timeout"] = to_timeout(timeout)
-        if max_retries is not _UNSET:
+        if max_retries is not UNSET:
             changes["max_retries"] = check_max_retries(max_retries)
-        if total_timeout is not _UNSET:
+        if total_timeout is not UNSET:
             changes["total_timeout"] = check_total_timeout(total_timeout)
-        if max_response_bytes is not _UNSET:
+        if max_response_bytes is not UNSET:
             changes["max_response_bytes"] = check_max_response_bytes(max_response_bytes)
         return replace(self, **changes)
 

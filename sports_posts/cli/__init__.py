@@ -16,7 +16,7 @@ from typing import Optional, TextIO
 
 from .._errors import ParameterError, SportsPostsError
 from .._version import __version__
-from ._common import _connect, _fresh_line, _safe, _timeout
+from ._common import connect, fresh_line, safe, timeout
 from ._poll import add_poll_command
 from ._posts import add_account_command, add_posts_command, add_teams_command
 from ._sandbox import add_sandbox_commands
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     service = argparse.ArgumentParser(add_help=False)
     service.add_argument("--sandbox", action="store_true",
                          help="use an embedded sandbox, even when the environment names a service")
-    service.add_argument("--timeout", type=_timeout, default=None, metavar="SECONDS",
+    service.add_argument("--timeout", type=timeout, default=None, metavar="SECONDS",
                          help="give up on a call after this many seconds, retries included (default: 30 s "
                               "per attempt); each retry is announced on stderr")
 
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_webhooks_command(sub)
     from ._ops import add_commands  # compliance, inbox, budget, lease
 
-    add_commands(sub, service, _connect)
+    add_commands(sub, service, connect)
     return parser
 
 
@@ -72,7 +72,7 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
         out.flush()  # here, where a closed pipe is caught, rather than at the interpreter's exit
         return status
     except KeyboardInterrupt:
-        print(f"{_fresh_line(err)}sports-posts: interrupted", file=err)
+        print(f"{fresh_line(err)}sports-posts: interrupted", file=err)
         return 130
     except BrokenPipeError:
         # The reader went away (`| head -1`): stop quietly, as git and gh do.
@@ -84,10 +84,10 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
             return 141
         name = type(exc).__name__
         text = _in_flags(exc) if isinstance(exc, ParameterError) else str(exc)
-        print(f"sports-posts: error: {name}: {_safe(text)}", file=err)
+        print(f"sports-posts: error: {name}: {safe(text)}", file=err)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"sports-posts: error: {_safe(str(exc))}", file=err)
+        print(f"sports-posts: error: {safe(str(exc))}", file=err)
         return 1
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
 from .._errors import SportsPostsError
-from ._common import _json_line, _line, _path, _positive_int, _read_text_file
+from ._common import json_line, line, path, positive_int, read_text_file
 from ._format import count
 
 __all__ = ["add_commands"]
@@ -27,7 +27,7 @@ Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _dump(value: Any, out: TextIO) -> None:
-    _json_line(out, value)
+    json_line(out, value)
 
 
 def _exit_status(code: int) -> str:
@@ -76,7 +76,7 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
     else:
         def delete(post_id: str) -> None:
             if not args.json:
-                _line(out, post_id)  # one line, escaped: an id never prints a second record
+                line(out, post_id)  # one line, escaped: an id never prints a second record
                 out.flush()  # printed is handled: a closed pipe must fail here, unmarked
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
@@ -136,7 +136,7 @@ def _store_url(args: argparse.Namespace) -> str:
 
     url: Optional[str] = args.url
     if url is None and args.url_file is not None:
-        url = _read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
+        url = read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
     if url is None:
         url = os.environ.get(STORE_URL_ENV)
     if url is None:
@@ -226,7 +226,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 _dump(entries, out)
             else:
                 for e in entries:
-                    _line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
+                    line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
                 print(f"sports-posts: {count(len(entries), 'dead letter')}", file=err)
             return 0
         if action == "requeue":
@@ -239,7 +239,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        "not_dead": [k for k, ok in done.items() if not ok]}, out)
             else:
                 for key, ok in done.items():
-                    _line(out, key, "requeued" if ok else "not dead: left as it is")
+                    line(out, key, "requeued" if ok else "not dead: left as it is")
             return 0 if all(done.values()) else 1
         # purge-dead
         if not args.force:
@@ -282,8 +282,8 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         def bound(value: Any) -> str:
             return "-" if value is None else str(value)
 
-        _line(out, f"key         {args.key}")
-        _line(out, f"month       {status.month}")
+        line(out, f"key         {args.key}")
+        line(out, f"month       {status.month}")
         print(f"minute      used {status.minute_used}, left {bound(status.minute_left)} "
               f"of {bound(status.per_minute)}", file=out)
         print(f"month       used {status.month_used}, left {bound(status.month_left)} "
@@ -322,7 +322,7 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         expires = "-" if before.expires_in is None else f"in {before.expires_in:.1f} s"
         for label, value in (("key", before.key), ("holder", before.holder or "(free)"),
                              ("token", before.token), ("expires", expires)):
-            _line(out, f"{label:<11} {value}")
+            line(out, f"{label:<11} {value}")
         if released is not None:
             print("released: the next holder gets a higher token" if released else "it was not held", file=out)
     return 0
@@ -332,9 +332,9 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _url_arguments(parser: argparse.ArgumentParser, text: str) -> None:
-    parser.add_argument("url", metavar="URL", nargs="?", default=None, type=_path,
+    parser.add_argument("url", metavar="URL", nargs="?", default=None, type=path,
                         help=f"{text} (or --url-file, or ${STORE_URL_ENV}: kept out of ps and shell history)")
-    parser.add_argument("--url-file", default=None, metavar="FILE", type=_path, help="read the store's URL from FILE")
+    parser.add_argument("--url-file", default=None, metavar="FILE", type=path, help="read the store's URL from FILE")
 
 
 def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[..., Any]) -> None:
@@ -348,7 +348,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         "(run once per id, the id as its last argument; a failure stops the sweep and that id is "
         "tried again next time), or print it on stdout, one per line (printed counts as handled). "
         "--checkpoint remembers what was handled across runs; run it daily (from cron or a timer).")
-    c.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the handled ids across runs")
+    c.add_argument("--checkpoint", type=path, default=None, help="a file that keeps the handled ids across runs")
     c.add_argument("--command", dest="command_line", metavar="CMD", default=None,
                    help="run CMD ID for each id to delete (no shell); non-zero exit stops the sweep")
     c.add_argument("--command-timeout", type=float, default=60.0,
@@ -381,8 +381,8 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
     _url_arguments(c, "the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
-    c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
-    c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-minute", type=positive_int, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-month", type=positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.set_defaults(run=_cmd_budget_status)
 
     p = sub.add_parser("lease", help="a poller's lease: who holds it; free a stuck one")

@@ -93,7 +93,7 @@ def test_ctrl_c_during_posts_is_one_line_and_130(monkeypatch: pytest.MonkeyPatch
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_print_posts", interrupted)
+    monkeypatch.setattr(cli, "print_posts", interrupted)
     status, out, err = run("posts", "--sandbox", "--limit", "1")
     assert status == 130
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "sports-posts: interrupted"

@@ -147,6 +147,12 @@ def test_poll_is_quiet_when_not_a_terminal(waits: list[float]) -> None:
     assert waits and "next call" not in err and "\r" not in err
 
 
+def test_poll_takes_a_page_size(waits: list[float]) -> None:
+    status, out, err = run("poll", "--leagues", "NFL,NBA", "--page-size", "2", "--max-batches", "1", "--json")
+    assert status == 0, err
+    assert len(out.splitlines()) > 0 and "error" not in err
+
+
 # --------------------------------------------------------------------------- tables
 
 
