@@ -17,12 +17,12 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from ._errors import ParameterError, SportsPostsError
-from ._steps import Done, advance
 from ._stores import runner_for
 from ._telemetry import budget_drawn, budget_refused
+from ._utils import Done, advance
 
 if TYPE_CHECKING:
-    from ._store_target import StoreTarget
+    from ._stores import StoreTarget
     from .models.account import AccountInformation
 
 __all__ = ["BudgetDraw", "BudgetExhaustedError", "BudgetStatus", "CallBudget"]

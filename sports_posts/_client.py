@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Callable, Generic, Optional, TypeVar, Union
 from typing_extensions import Self
 
 from ._config import (
-    _UNSET,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TOTAL_TIMEOUT,
+    UNSET,
     AuthScheme,
     ClientConfig,
     is_local,
@@ -41,10 +41,10 @@ from ._http import (
 )
 from ._redact import watch_key
 from ._request import APICall
-from ._steps import Done, advance
 from ._stores.errors import CoordinationError
 from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
+from ._utils import Done, advance
 
 if TYPE_CHECKING:
     from ._budget import CallBudget
@@ -185,10 +185,10 @@ class _ClientBase(Generic[H]):
     def with_options(
         self,
         *,
-        timeout: Union[float, Timeout] = _UNSET,
-        max_retries: int = _UNSET,
-        total_timeout: Optional[float] = _UNSET,
-        max_response_bytes: int = _UNSET,
+        timeout: Union[float, Timeout] = UNSET,
+        max_retries: int = UNSET,
+        total_timeout: Optional[float] = UNSET,
+        max_response_bytes: int = UNSET,
     ) -> Self:
         """A client with other bounds that shares this one's pool and call counter;
         closing the copy leaves the pool open."""

@@ -1,7 +1,7 @@
 """A client's settings, checked: every constructor argument, ``with_options`` and the
 options of one call (``RequestOptions``) pass through here before anything is sent.
 
-Part of the package's internal API: ``_client`` shares ``_UNSET`` with it.
+Part of the package's internal API: ``_client`` shares ``UNSET`` (an argument not given) with it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from typing_extensions import TypedDict
 
-from . import _checks
+from . import _utils
 from ._errors import ParameterError, SportsPostsError
 from ._http import URL, Headers, InvalidURL, Stack, Timeout, default_stack, is_timeout
 from ._version import __version__
@@ -29,6 +29,7 @@ __all__ = [
     "CallOptions",
     "ClientConfig",
     "RequestOptions",
+    "UNSET",
     "split_request_options",
 ]
 
@@ -137,7 +138,7 @@ def check_base_url(value: object, *, allow_insecure_http: bool) -> str:
 def _seconds(value: object, name: str, label: Optional[str] = None) -> float:
     """Positive, finite and at most a day (a longer timeout is a unit mistake, and would
     overflow the deadlines it is added to)."""
-    return _checks.seconds(name, value, label=label)
+    return _utils.seconds(name, value, label=label)
 
 
 def to_timeout(timeout: object, name: str = "timeout") -> Timeout:
@@ -164,7 +165,7 @@ def check_total_timeout(value: object) -> Optional[float]:
 
 
 def check_max_retries(value: object) -> int:
-    return _checks.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
+    return _utils.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
 
 
 MAX_RESPONSE_BYTES_LIMIT = 1 << 30
@@ -172,7 +173,7 @@ MAX_RESPONSE_BYTES_LIMIT = 1 << 30
 
 
 def check_max_response_bytes(value: object) -> int:
-    return _checks.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
+    return _utils.positive_int("max_response_bytes", value, maximum=MAX_RESPONSE_BYTES_LIMIT)
 
 
 def check_auth_scheme(value: object) -> AuthScheme:
@@ -242,7 +243,7 @@ class _Unset:
         return "<unchanged>"
 
 
-_UNSET: Any = _Unset()
+UNSET: Any = _Unset()
 
 
 def _env_flag(name: str) -> bool:
@@ -314,20 +315,20 @@ class ClientConfig:
     def with_options(
         self,
         *,
-        timeout: object = _UNSET,
-        max_retries: object = _UNSET,
-        total_timeout: object = _UNSET,
-        max_response_bytes: object = _UNSET,
+        timeout: object = UNSET,
+        max_retries: object = UNSET,
+        total_timeout: object = UNSET,
+        max_response_bytes: object = UNSET,
     ) -> ClientConfig:
-        """A copy with other bounds (same key, URL and headers); ``_UNSET`` keeps one."""
+        """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
         changes: dict[str, Any] = {}
-        if timeout is not _UNSET:
+        if timeout is not UNSET:
             changes["timeout"] = to_timeout(timeout)
-        if max_retries is not _UNSET:
+        if max_retries is not UNSET:
             changes["max_retries"] = check_max_retries(max_retries)
-        if total_timeout is not _UNSET:
+        if total_timeout is not UNSET:
             changes["total_timeout"] = check_total_timeout(total_timeout)
-        if max_response_bytes is not _UNSET:
+        if max_response_bytes is not UNSET:
             changes["max_response_bytes"] = check_max_response_bytes(max_response_bytes)
         return replace(self, **changes)
 

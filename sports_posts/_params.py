@@ -17,9 +17,8 @@ from typing import Any, Callable, Literal, Optional, Union, get_args
 from pydantic_core import SchemaValidator, ValidationError, core_schema
 from typing_extensions import TypedDict
 
-from ._countries import COUNTRIES
 from ._errors import ParameterError
-from ._modes import MODE_PARAMETERS, modes_given
+from ._vocabulary import COUNTRIES, MODE_PARAMETERS, modes_given
 
 __all__ = [
     "ASPECT_RATIOS",

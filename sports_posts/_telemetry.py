@@ -25,7 +25,7 @@ from collections.abc import Generator, Mapping
 from datetime import datetime
 from typing import Any, Callable, Optional, TypeVar
 
-from ._modes import MODE_PARAMETERS
+from ._vocabulary import MODE_PARAMETERS
 
 # A leaf of the package: it reads the calls, budgets and draws it is handed by attribute and
 # imports none of their modules (not even for type checkers), so no import circle runs

@@ -1,7 +1,8 @@
 """Griffe extension for the API reference: no private name in a signature.
 
-A default such as ``timeout=_UNSET`` means "not given: keep the current value"; the
-reader cannot import ``_UNSET``, so the reference writes ``...``, as typing stubs do,
+A default such as ``timeout=UNSET`` means "not given: keep the current value"; the
+reader cannot import ``UNSET`` (it lives in a private module), nor any private name, so the
+reference writes ``...``, as typing stubs do,
 and the docstring says what leaving the argument out means. A parameter whose own name
 is private (a dataclass's cache field, say) is left out of the signature: private
 attributes are dropped before griffe builds a dataclass's ``__init__`` from its fields.
@@ -19,10 +20,14 @@ def _private(value: object) -> bool:
     return text.startswith("_") and not text.startswith("__")
 
 
+SENTINELS = frozenset({"UNSET"})
+"""Defaults that mean "not given" (``sports_posts._config.UNSET``)."""
+
+
 def _public_signature(func: griffe.Function) -> None:
     kept = [p for p in func.parameters if not _private(p.name)]
     for parameter in kept:
-        if _private(parameter.default):
+        if _private(parameter.default) or str(parameter.default) in SENTINELS:
             parameter.default = "..."
     func.parameters = griffe.Parameters(*kept)
 

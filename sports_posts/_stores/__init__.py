@@ -8,12 +8,40 @@ the answers; nothing here knows what a lease, a budget or an inbox is.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from .._errors import ParameterError
 from .errors import CoordinationError, StoreError, StoreUnavailableError, redact_url, scrub
 
-__all__ = ["CoordinationError", "StoreError", "StoreUnavailableError", "redact_url", "runner_for", "scrub"]
+if TYPE_CHECKING:
+    import psycopg
+    import redis
+    import redis.asyncio
+    import redis.cluster
+
+__all__ = [
+    "CoordinationError",
+    "StoreError",
+    "StoreTarget",
+    "StoreUnavailableError",
+    "redact_url",
+    "runner_for",
+    "scrub",
+]
+
+StoreTarget = Union[
+    str,
+    "redis.Redis",
+    "redis.asyncio.Redis",
+    "redis.cluster.RedisCluster",
+    "psycopg.Connection[Any]",
+    "psycopg.AsyncConnection[Any]",
+]
+"""What the fleet objects (``CallBudget``, ``Lease``) accept as their store: a
+``redis://`` / ``rediss://`` / ``unix://`` or ``postgresql://`` URL, a ``redis.Redis``,
+``redis.asyncio.Redis`` or ``redis.cluster.RedisCluster``, or a ``psycopg.Connection`` /
+``psycopg.AsyncConnection``. The drivers are optional extras, so their types are named for
+type checkers only."""
 
 
 def runner_for(

@@ -34,11 +34,11 @@ class StoreUnavailableError(SportsPostsError):
 
 
 class StoreError(StoreUnavailableError):
-    """A shared store (PostgreSQL, Redis) failed or is unreachable; the operation did not happen.
+    """A store (PostgreSQL, Redis, SQLite) failed or is unreachable; the operation did not happen.
 
-    ``.engine`` is ``"postgres"`` or ``"redis"``; ``.code`` the engine's error code when it
-    gave one (a PostgreSQL SQLSTATE such as ``40P01``). The receiver answers 503 on it, so
-    the service retries the delivery.
+    ``.engine`` is ``"postgres"``, ``"redis"`` or ``"sqlite"``; ``.code`` the engine's error
+    code when it gave one (a PostgreSQL SQLSTATE such as ``40P01``). The receiver answers 503
+    on it, so the service retries the delivery.
     """
 
     def __init__(self, message: str, *, engine: str = "", code: Optional[str] = None) -> None:

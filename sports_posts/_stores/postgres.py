@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Callable, Optional
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
 
@@ -230,9 +230,9 @@ class Postgres:
                 f"{type(url_or_connection).__name__}",
                 parameter=parameter,
             )
-        self.connect_timeout = _checks.seconds("connect_timeout", connect_timeout)
-        self.statement_timeout = _checks.seconds("statement_timeout", statement_timeout)
-        lock = _checks.optional_seconds("lock_timeout", lock_timeout)
+        self.connect_timeout = _utils.seconds("connect_timeout", connect_timeout)
+        self.statement_timeout = _utils.seconds("statement_timeout", statement_timeout)
+        lock = _utils.optional_seconds("lock_timeout", lock_timeout)
         self.lock_timeout = lock if lock is not None else self.statement_timeout
         self._connect_bound = max(2, math.ceil(self.connect_timeout))
         self._connect_args: dict[str, Any] = {

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .errors import (
     StoreError,
@@ -151,8 +151,8 @@ class Redis:
         # RedisClusterException (a slot no node serves, keys of several slots) is no RedisError.
         self.driver_errors: tuple[type[BaseException], ...] = (
             redis.RedisError, redis.exceptions.RedisClusterException)
-        self.socket_timeout = _checks.seconds("socket_timeout", socket_timeout)
-        self.connect_timeout = _checks.seconds(
+        self.socket_timeout = _utils.seconds("socket_timeout", socket_timeout)
+        self.connect_timeout = _utils.seconds(
             "connect_timeout", socket_timeout if connect_timeout is None else connect_timeout
         )
         # No client-side retries on a client made here: redis-py's default retries a timeout

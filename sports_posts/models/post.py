@@ -267,7 +267,7 @@ def _without_post_init(schema: Any, cls: type) -> Any:
 
 def _page_validator() -> Optional[SchemaValidator]:
     """The validator of a page whose posts skip ``Post.model_post_init``: the page fills
-    all its posts in one loop instead (a call per post cost about 4 % of a page's parse).
+    all its posts in one loop instead of a call per post.
 
     pydantic-core reuses a finished model's own validator wherever that model appears, so
     both models read as unfinished while this one is built. ``None`` (pydantic's validator

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import attach
+from .._utils import attach
 
 if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
     from .._params import PollFilters as PollFilters

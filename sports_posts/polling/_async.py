@@ -14,8 +14,8 @@ from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._steps import Done, advance
 from .._transport import AsyncRequester
+from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, Sleep, log
 from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view

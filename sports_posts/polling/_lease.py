@@ -24,7 +24,7 @@ from .._stores.redis import Name
 from ._state import CheckpointError
 
 if TYPE_CHECKING:
-    from .._store_target import StoreTarget
+    from .._stores import StoreTarget
 
 __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 

@@ -112,8 +112,8 @@ class _View:
     if not TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
-            # The view used to be the raw client itself: its other members (calls, base_url,
-            # close, what the poller calls) still answer, untyped.
+            # Members of the client the view does not type (calls, base_url, close, what the
+            # poller calls) answer through it, untyped.
             if name == "_client":  # not set yet (a copy being built): no recursion
                 raise AttributeError(name)
             return getattr(self._client, name)

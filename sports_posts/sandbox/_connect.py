@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from datetime import datetime
 
-    from .._webhook_headers import WebhookHeaders
+    from .._vocabulary import WebhookHeaders
     from .clock import Clock
     from .config import BurstLimit, ChaosSettings, KeyConfig
 

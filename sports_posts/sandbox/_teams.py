@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .._countries import COUNTRIES
+from .._vocabulary import COUNTRIES
 
 __all__ = ["COUNTRY_CODES", "INDIVIDUAL_LEAGUES", "LEAGUES", "NBA_IDS", "TEAM_BLOCKS"]
 

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import Literal, Required, TypedDict
 
-from .._webhook_headers import WebhookHeaders
+from .._vocabulary import WebhookHeaders
 from .config import ChaosSettings, KeyOptions
 from .errors import ApiError
 from .query import parse_datetime

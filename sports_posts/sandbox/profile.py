@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .._errors import ParameterError
-from .._modes import MODE_PARAMETERS
-from .._modes import modes_given as combined_modes
+from .._vocabulary import MODE_PARAMETERS
+from .._vocabulary import modes_given as combined_modes
 
 __all__ = ["MODE_PARAMETERS", "PROFILES", "Profile", "combined_modes", "profile_named"]
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 from typing_extensions import TypedDict, Unpack
 
 from .._errors import ParameterError
-from .._webhook_headers import DEFAULT_HEADER_NAMES, WebhookHeaders, header_names_or_default
+from .._vocabulary import DEFAULT_HEADER_NAMES, WebhookHeaders, header_names_or_default
 from ._deadline import AnswerError, DeadlineExceeded, post_within
 from .clock import Clock
 from .world import isoformat

@@ -18,7 +18,7 @@ from typing import Any, Optional, Union
 from typing_extensions import Unpack
 
 from .._errors import ParameterError
-from .._webhook_headers import WebhookHeaders
+from .._vocabulary import WebhookHeaders
 from ._teams import LEAGUES
 from .accounts import Accounts
 from .clock import Clock, ManualClock, SystemClock

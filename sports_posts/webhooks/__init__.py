@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import attach
+from .._utils import attach
 
 if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
     from .._errors import SignatureVerificationError as SignatureVerificationError
     from .._errors import WebhookPayloadError as WebhookPayloadError
-    from .._webhook_headers import WebhookHeaders as WebhookHeaders
+    from .._vocabulary import WebhookHeaders as WebhookHeaders
     from ._inbox_protocol import Inbox as Inbox
     from ._postgres import PostgresDedupeStore as PostgresDedupeStore
     from ._postgres import PostgresInbox as PostgresInbox
@@ -115,7 +115,7 @@ _LAZY = {
     "SignatureVerificationError": ".._errors",
     "StoreDataLostError": ".errors",
     "StoreUnavailableError": ".errors",
-    "WebhookHeaders": ".._webhook_headers",
+    "WebhookHeaders": ".._vocabulary",
     "WebhookPayloadError": ".._errors",
     "sign_payload": ".signature",
     "verify_signature": ".signature",
@@ -154,4 +154,4 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
-    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._errors", ".._webhook_headers", ".errors", ".signature"))
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._errors", ".._vocabulary", ".errors", ".signature"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .._errors import SignatureVerificationError, WebhookPayloadError
-from .._webhook_headers import WebhookHeaders
+from .._vocabulary import WebhookHeaders
 from .errors import ReplayedWebhookError, StoreDataLostError
 from .events import WebhookEvent, _verified_event, check_sent_at
 from .filters import SubscriptionFilter

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .._stores.redis import Name, Redis
 from ._store import check_body, check_key, check_retries
@@ -232,7 +232,7 @@ class RedisInbox:
         self.retention: float
         self.lease: float
         self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
-        _checks.seconds("socket_timeout", socket_timeout)
+        _utils.seconds("socket_timeout", socket_timeout)
         self.prefix: str
         self.group: str
         self.prefix, self.group = prefix, group

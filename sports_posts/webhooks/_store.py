@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .._stores.errors import StoreError
 
@@ -34,10 +34,10 @@ def check_body(body: object) -> bytes:
 
 def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int, tuple[float, ...]]:
     """An inbox's retry policy: a positive attempt count and non-negative waits in seconds."""
-    attempts = _checks.positive_int("max_attempts", max_attempts, maximum=MAX_ATTEMPTS_LIMIT)
+    attempts = _utils.positive_int("max_attempts", max_attempts, maximum=MAX_ATTEMPTS_LIMIT)
     if isinstance(backoff, (str, bytes)) or not isinstance(backoff, Sequence) or not backoff:
         raise ParameterError("backoff must be a non-empty sequence of seconds", parameter="backoff")
-    return attempts, tuple(_checks.seconds("backoff", b, allow_zero=True) for b in backoff)
+    return attempts, tuple(_utils.seconds("backoff", b, allow_zero=True) for b in backoff)
 
 
 MAX_ATTEMPTS_LIMIT = 1000

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .._stores.redis import Name, Redis
 from .._stores.sqlite import thread_connection, typed_errors
@@ -104,12 +104,12 @@ class _Tokens:
 
 
 MAX_TTL = 366 * 86400.0
-"""The longest ``ttl``/``retention``: a year; a lease is at most a day (``_checks.ONE_DAY``)."""
+"""The longest ``ttl``/``retention``: a year; a lease is at most a day (``_utils.ONE_DAY``)."""
 
 
 def _check_durations(ttl: float, lease: float, *, ttl_name: str = "ttl") -> tuple[float, float]:
     """A store's memory and lease in seconds: finite, above 0, bounded (nan, inf refused)."""
-    return _checks.seconds(ttl_name, ttl, maximum=MAX_TTL), _checks.seconds("lease", lease)
+    return _utils.seconds(ttl_name, ttl, maximum=MAX_TTL), _utils.seconds("lease", lease)
 
 
 class MemoryDedupeStore:
@@ -201,7 +201,7 @@ class SQLiteDedupeStore:
         self.ttl: float
         self.lease: float
         self.ttl, self.lease = _check_durations(ttl, lease)
-        _checks.seconds("busy_timeout", busy_timeout)
+        _utils.seconds("busy_timeout", busy_timeout)
         self.path: str = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError(

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Callable, ClassVar, Literal, Optional, Union
 from pydantic import Field, TypeAdapter, ValidationError
 
 from .._errors import ParameterError, WebhookPayloadError
-from .._webhook_headers import WebhookHeaders, header_names_or_default
+from .._vocabulary import WebhookHeaders, header_names_or_default
 from ..models._base import OpenVocabulary, SportsPostsModel, UTCDateTime
 from .errors import ReplayedWebhookError
 from .signature import Headers, Payload, Secret, signature_and_delivery, verify_signature

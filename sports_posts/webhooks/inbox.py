@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
-from .. import _checks
+from .. import _utils
 from .._errors import ParameterError
 from .._stores.sqlite import thread_connection, typed_errors
 from ._store import check_retries
@@ -96,7 +96,7 @@ class SQLiteInbox:
         self.retention: float
         self.lease: float
         self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
-        _checks.seconds("busy_timeout", busy_timeout)
+        _utils.seconds("busy_timeout", busy_timeout)
         self._clock = clock
         self._busy_timeout = busy_timeout
         self._local = threading.local()

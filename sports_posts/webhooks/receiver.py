@@ -40,9 +40,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from typing import Any, Callable, Optional, Union
 
-from .. import _checks, _telemetry
+from .. import _telemetry, _utils
 from .._errors import ParameterError, WebhookPayloadError
-from .._webhook_headers import WebhookHeaders, header_names_or_default
+from .._vocabulary import WebhookHeaders, header_names_or_default
 from . import _decision as decision
 from ._decision import WebhookResponse
 from ._inbox_protocol import Inbox
@@ -158,9 +158,9 @@ class WebhookReceiver:
         self._memory_store = type(self.store) is MemoryDedupeStore
         self.inbox = inbox
         self.filter = filter
-        self._max_workers = _checks.positive_int("max_workers", max_workers, maximum=MAX_WORKERS_LIMIT)
-        self._poll_interval = _checks.seconds("poll_interval", poll_interval)  # None or -1 killed or spun the worker
-        self._start_worker = _checks.flag("start_worker", start_worker)
+        self._max_workers = _utils.positive_int("max_workers", max_workers, maximum=MAX_WORKERS_LIMIT)
+        self._poll_interval = _utils.seconds("poll_interval", poll_interval)  # None or -1 killed or spun the worker
+        self._start_worker = _utils.flag("start_worker", start_worker)
         self._in_flight_wait = _seconds("in_flight_wait", in_flight_wait, below=10)
         self._handler_timeout = _seconds("handler_timeout", handler_timeout, below=10)
         if self._handler_timeout == 0:

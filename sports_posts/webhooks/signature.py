@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Optional, Protocol, Union
 
 from .._errors import ParameterError, SignatureVerificationError
-from .._webhook_headers import (
+from .._vocabulary import (
     DELIVERY_HEADER,
     EVENT_HEADER,
     SIGNATURE_HEADER,

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional, Union
 
 from .._errors import ParameterError
-from .._webhook_headers import WebhookHeaders, header_names_or_default
+from .._vocabulary import WebhookHeaders, header_names_or_default
 from .events import BreakingNewsEvent, BreakingNewsUpdateEvent
 from .signature import sign_payload
 

@@ -116,7 +116,7 @@ def test_the_names_for_type_checkers_are_the_lazy_table(package: str) -> None:
 
 
 def test_attach_refuses_an_all_that_differs_from_the_table() -> None:
-    from sports_posts._lazy import attach
+    from sports_posts._utils import attach
 
     with pytest.raises(ImportError, match="Missing"):
         attach("sports_posts", {"SportsPosts": "._client"}, ["SportsPosts", "Missing"])

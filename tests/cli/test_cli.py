@@ -15,8 +15,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from sports_posts import SportsPosts
-from sports_posts._cli_webhooks import webhook_listener_app
 from sports_posts.cli import main
+from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.sandbox import Sandbox
 from sports_posts.webhooks import build_test_request, sample_payload, sign_payload
 

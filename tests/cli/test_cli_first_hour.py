@@ -21,8 +21,8 @@ import httpx
 import pytest
 import respx
 
-import sports_posts._cli_posts as cli
 import sports_posts._client as client_module
+import sports_posts.cli._posts as cli
 from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload
 from tests.wire import spec_post
@@ -94,7 +94,7 @@ def test_ctrl_c_during_posts_is_one_line_and_130(monkeypatch: pytest.MonkeyPatch
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_print_posts", interrupted)
+    monkeypatch.setattr(cli, "print_posts", interrupted)
     status, out, err = run("posts", "--sandbox", "--limit", "1")
     assert status == 130
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "sports-posts: interrupted"
@@ -113,7 +113,7 @@ def test_a_port_out_of_range_is_an_argparse_error(argv: list[str], capsys: pytes
 @pytest.mark.parametrize("limit", ["1000", "3"])
 def test_a_closed_pipe_ends_quietly(limit: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(cli.__file__).parents[1]), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(cli.__file__).parents[2]), env.get("PYTHONPATH", "")])
     proc = subprocess.Popen([sys.executable, "-m", "sports_posts.cli", "posts", "--sandbox", "--limit", limit,
                              "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None

@@ -14,9 +14,9 @@ import httpx
 import pytest
 import respx
 
-import sports_posts._cli_poll as cli
-from sports_posts._format import align, count, format_post, post_header
+import sports_posts.cli._poll as cli
 from sports_posts.cli import build_parser, main
+from sports_posts.cli._format import align, count, format_post, post_header
 from sports_posts.models.post import Post
 from sports_posts.sandbox import Sandbox
 from tests.wire import spec_post
@@ -145,6 +145,12 @@ def test_poll_is_quiet_when_not_a_terminal(waits: list[float]) -> None:
     status, out, err = run("poll", "--leagues", "NFL,NBA", "--interval", "10", "--max-batches", "2", "--json")
     assert status == 0, err
     assert waits and "next call" not in err and "\r" not in err
+
+
+def test_poll_takes_a_page_size(waits: list[float]) -> None:
+    status, out, err = run("poll", "--leagues", "NFL,NBA", "--page-size", "2", "--max-batches", "1", "--json")
+    assert status == 0, err
+    assert len(out.splitlines()) > 0 and "error" not in err
 
 
 # --------------------------------------------------------------------------- tables

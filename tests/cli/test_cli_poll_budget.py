@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-import sports_posts._cli_poll as cli
+import sports_posts.cli._poll as cli
 from sports_posts import SportsPosts
 from sports_posts.cli import main
 from sports_posts.sandbox import Sandbox

@@ -17,8 +17,8 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from sports_posts._cli_webhooks import webhook_listener_app
 from sports_posts.cli import main
+from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.webhooks import WebhookHeaders, build_test_request, sample_payload, sign_payload
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from sports_posts import _demo
-from sports_posts._demo import run_demo
+from sports_posts.cli import _demo
+from sports_posts.cli._demo import run_demo
 
 
 @pytest.mark.parametrize("seed", [7, 11])

@@ -11,8 +11,8 @@ import pytest
 import sports_posts as sp
 from sports_posts import _endpoints, _transport
 from sports_posts._config import ClientConfig
-from sports_posts._steps import Done, advance
 from sports_posts._transport import CallCounter, Outcome, Step, call_flow
+from sports_posts._utils import Done, advance
 
 from .conftest import API_KEY, BASE_URL, page, post
 

@@ -11,8 +11,8 @@ import pytest
 import sports_posts as sp
 from sports_posts import _endpoints
 from sports_posts._config import ClientConfig
-from sports_posts._steps import Done, advance
 from sports_posts._transport import CallCounter, Send, exchange_flow
+from sports_posts._utils import Done, advance
 
 from .bodies import INFO
 from .conftest import API_KEY, BASE_URL

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sports_posts as sp
-from sports_posts import _checks
+from sports_posts import _utils
 from sports_posts.webhooks import MemoryDedupeStore, SQLiteDedupeStore, SQLiteInbox, WebhookReceiver
 from sports_posts.webhooks.adapters.asgi import WebhookASGIApp, starlette_endpoint
 from sports_posts.webhooks.adapters.django import django_view
@@ -26,7 +26,7 @@ from sports_posts.webhooks.adapters.wsgi import WebhookWSGIApp, flask_view
 from .conftest import API_KEY, BASE_URL
 
 SECRET = "whsec_test_ranges_0123456789"
-DAY = _checks.ONE_DAY
+DAY = _utils.ONE_DAY
 EXAMPLES = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
 NOT_A_NUMBER = st.one_of(

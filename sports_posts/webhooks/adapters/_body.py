@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..._checks import positive_int
+from ..._utils import positive_int
 
 MAX_BODY = 1 << 20
 """The largest body read by default (1 MiB)."""

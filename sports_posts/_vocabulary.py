@@ -1,26 +1,62 @@
-"""The names of the three webhook headers of spec 6.2, and ``WebhookHeaders`` to rename them.
+"""The spec's tables that the SDK and the sandbox both read: the modes of GET /posts, the
+ISO 3166-1 country codes, and the names of the webhook headers (``WebhookHeaders``).
 
-A proxy or a white-label deployment may deliver the same webhook under other names
-(``X-Acme-Signature``, say). The receiver's side (``sports_posts.webhooks``) and the
-sandbox's sender both take a ``WebhookHeaders``; it lives below both layers so that
-neither imports the other.
-"""
+They live below both layers so that neither imports the other."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
 from ._errors import ParameterError
 
 __all__ = [
+    "COUNTRIES",
     "DEFAULT_HEADER_NAMES",
     "DELIVERY_HEADER",
     "EVENT_HEADER",
+    "MODE_PARAMETERS",
     "SIGNATURE_HEADER",
     "WebhookHeaders",
     "header_names_or_default",
+    "modes_given",
 ]
+
+# The modes of GET /posts that parameters select (spec 4.1): one table for the SDK's
+# combined-modes warning, its telemetry and the sandbox's strict refusal.
+
+MODE_PARAMETERS: Mapping[str, tuple[str, ...]] = {
+    "team": ("teams",),
+    "player": ("players",),
+    "nearby": ("lat", "lng"),
+    "game": ("match", "start_time"),
+}
+"""The parameters that select each mode (besides trending and league), the mode's own first."""
+
+
+def modes_given(names: Iterable[str]) -> list[str]:
+    """The modes whose selecting parameters appear among ``names``, in the table's order."""
+    given = set(names)
+    return [mode for mode, params in MODE_PARAMETERS.items() if given.intersection(params)]
+
+
+# The ISO 3166-1 alpha-2 country codes: one table for the SDK's check of ``user_location``
+# and the sandbox's.
+
+COUNTRIES: frozenset[str] = frozenset(
+    ["AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW", "AX", "AZ", "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN", "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG", "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ", "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI", "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL", "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM", "HN", "HR", "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM", "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA", "LB", "LC", "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME", "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU", "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP", "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR", "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD", "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV", "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO", "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE", "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW"]
+)
+"""The 249 officially assigned ISO 3166-1 alpha-2 codes: ``user_location`` takes one of them
+(any case); another code is a billed 400, unless it is ``Unchecked`` (a code assigned later)."""
+
+
+# The names of the three webhook headers of spec 6.2, and ``WebhookHeaders`` to rename them.
+#
+# A proxy or a white-label deployment may deliver the same webhook under other names
+# (``X-Acme-Signature``, say). The receiver's side (``sports_posts.webhooks``) and the
+# sandbox's sender both take a ``WebhookHeaders``; it lives below both layers so that
+# neither imports the other.
 
 SIGNATURE_HEADER = "X-Service-Signature"
 EVENT_HEADER = "X-Service-Event"

@@ -11,20 +11,20 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import (
+from .._errors import SportsPostsError
+from .._vocabulary import WebhookHeaders
+from ._common import (
     SERVER_GRACE,
-    _header_names,
-    _InFlight,
-    _listen_error,
-    _path,
-    _port,
-    _read_text_file,
-    _safe,
-    _serve_until_signal,
+    InFlight,
+    header_names,
+    listen_error,
+    path,
+    port,
+    read_text_file,
+    safe,
+    serve_until_signal,
 )
-from ._errors import SportsPostsError
 from ._format import cell, count, one_line
-from ._webhook_headers import WebhookHeaders
 
 
 def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
@@ -34,9 +34,9 @@ def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
         print("sports-posts: warning: --secret is deprecated: the command line is visible to every user "
               "of the machine (ps); use --secret-file PATH or SPORTS_POSTS_WEBHOOK_SECRET", file=err)
     if args.secret_file is not None:
-        secret_text = _read_text_file(args.secret_file, "--secret-file")
+        secret_text = read_text_file(args.secret_file, "--secret-file")
         if "\n" in secret_text or "\r" in secret_text:
-            raise SportsPostsError(f"--secret-file {_safe(args.secret_file)} holds more than one line: "
+            raise SportsPostsError(f"--secret-file {safe(args.secret_file)} holds more than one line: "
                                    "keep only the signing secret in it")
         return secret_text
     secret = args.secret or os.environ.get("SPORTS_POSTS_WEBHOOK_SECRET")
@@ -48,7 +48,7 @@ def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
 
 
 def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .webhooks import (
+    from ..webhooks import (
         DEFAULT_TOLERANCE,
         ReplayedWebhookError,
         SignatureVerificationError,
@@ -56,25 +56,25 @@ def _cmd_webhooks_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         verify_signature,
     )
 
-    names = _header_names(args.header_prefix) or WebhookHeaders()
+    names = header_names(args.header_prefix) or WebhookHeaders()
     body = sys.stdin.buffer.read() if args.body == "-" else Path(args.body).read_bytes()
     secret = _webhook_secret(args, err)
     try:
         verify_signature(body, args.signature, secret, header_names=names)
     except SignatureVerificationError as exc:
-        print(_safe(f"invalid: {exc}"), file=out)
+        print(safe(f"invalid: {exc}"), file=out)
         return 1
     try:
         event = construct_event(body, {names.signature: args.signature}, secret, header_names=names)
     except SportsPostsError as exc:
-        print(_safe(f"valid signature, but the body is not an event: {exc}"), file=out)
+        print(safe(f"valid signature, but the body is not an event: {exc}"), file=out)
         return 1
-    what = _safe(f"{event.event} {event.data.id} ({event.data.league}, {event.data.news_type})")
+    what = safe(f"{event.event} {event.data.id} ({event.data.league}, {event.data.news_type})")
     try:
         construct_event(body, {names.signature: args.signature}, secret, header_names=names,
                         tolerance=DEFAULT_TOLERANCE)
     except ReplayedWebhookError as exc:
-        print(f"outside the replay window: {what}: {_safe(str(exc))}; the signature is genuine, but a "
+        print(f"outside the replay window: {what}: {safe(str(exc))}; the signature is genuine, but a "
               "receiver refuses this body now (a replay, or a delivery kept too long)", file=out)
         return 1
     print(f"valid: {what}", file=out)
@@ -91,8 +91,8 @@ def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[Web
 
     An event that cannot be printed (stdout closed) is not acknowledged, so the service
     delivers it again; ``on_closed`` is then called once, to stop the listener."""
-    from .webhooks import WebhookReceiver
-    from .webhooks.adapters.asgi import WebhookASGIApp
+    from ..webhooks import WebhookReceiver
+    from ..webhooks.adapters.asgi import WebhookASGIApp
 
     lock = threading.Lock()
     closed = threading.Event()
@@ -105,7 +105,7 @@ def webhook_listener_app(secret: str, out: TextIO, *, header_names: Optional[Web
             if closed.is_set():
                 raise _ReaderGone("stdout is closed")
             try:
-                print(_safe(line), file=out, flush=True)
+                print(safe(line), file=out, flush=True)
             except (BrokenPipeError, ValueError):  # ValueError: a closed file object
                 closed.set()
                 if on_closed is not None:
@@ -130,9 +130,9 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         if server is not None:
             server.should_exit = True
 
-    listener = webhook_listener_app(_webhook_secret(args, err), out, header_names=_header_names(args.header_prefix),
+    listener = webhook_listener_app(_webhook_secret(args, err), out, header_names=header_names(args.header_prefix),
                                     on_closed=closed)
-    app = _InFlight(listener)
+    app = InFlight(listener)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         # Bound here, before saying so: a port in use is one clear line, and port 0 shows the
@@ -141,7 +141,7 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
         sock.bind(("127.0.0.1", args.port))
     except OSError as exc:
         sock.close()
-        raise SportsPostsError(_listen_error(args.port, exc)) from None
+        raise SportsPostsError(listen_error(args.port, exc)) from None
     port = sock.getsockname()[1]
     # In flight at a stop: uvicorn stops accepting, then waits up to SERVER_GRACE for them.
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
@@ -172,7 +172,7 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
                 server.force_exit = True
                 thread.join(5)
 
-        received = _serve_until_signal(server, thread, finish, err)
+        received = serve_until_signal(server, thread, finish, err)
     finally:
         server.should_exit = True
         thread.join(5)
@@ -192,7 +192,7 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
 
 
 def _cause(failure: list[BaseException]) -> str:
-    return f": {type(failure[0]).__name__}: {_safe(str(failure[0]))}" if failure else ""
+    return f": {type(failure[0]).__name__}: {safe(str(failure[0]))}" if failure else ""
 
 
 class _DropReaderGone(logging.Filter):
@@ -209,7 +209,7 @@ _HEADER_PREFIX_HELP = ("read PREFIX-Signature and PREFIX-Delivery instead of X-S
 
 
 def _add_secret_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--secret-file", metavar="PATH", type=_path, default=None,
+    parser.add_argument("--secret-file", metavar="PATH", type=path, default=None,
                         help="file holding the signing secret (default: SPORTS_POSTS_WEBHOOK_SECRET)")
     parser.add_argument("--secret", default=None, metavar="SECRET",
                         help="deprecated: the signing secret itself, which ps shows to every user; "
@@ -223,13 +223,13 @@ def add_webhooks_command(sub: argparse._SubParsersAction[argparse.ArgumentParser
     w = wsub.add_parser("verify", help="check a saved body against its X-Service-Signature",
                         description="Check a saved body against its signature, then its sent_at against "
                         "the replay window a receiver applies.")
-    w.add_argument("body", type=_path, help="file with the raw body, or - for stdin")
+    w.add_argument("body", type=path, help="file with the raw body, or - for stdin")
     w.add_argument("--signature", required=True, help="the X-Service-Signature value")
     _add_secret_options(w)
     w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)
     w.set_defaults(run=_cmd_webhooks_verify)
     w = wsub.add_parser("listen", help="a local receiver that prints verified events")
-    w.add_argument("--port", type=_port, default=8000,
+    w.add_argument("--port", type=port, default=8000,
                    help="loopback port to listen on, 0 for any free one (default 8000)")
     _add_secret_options(w)
     w.add_argument("--header-prefix", metavar="PREFIX", default=None, help=_HEADER_PREFIX_HELP)

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import _json_line, _line, _path, _positive_int, _read_text_file
-from ._errors import SportsPostsError
+from .._errors import SportsPostsError
+from ._common import json_line, line, path, positive_int, read_text_file
 from ._format import count
 
 __all__ = ["add_commands"]
@@ -27,7 +27,7 @@ Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _dump(value: Any, out: TextIO) -> None:
-    _json_line(out, value)
+    json_line(out, value)
 
 
 def _exit_status(code: int) -> str:
@@ -44,8 +44,8 @@ def _exit_status(code: int) -> str:
 
 
 def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._compliance import ComplianceSweeper, ComplianceSweepError
-    from .polling import FileCheckpoint
+    from .._compliance import ComplianceSweeper, ComplianceSweepError
+    from ..polling import FileCheckpoint
 
     if args.command_line is not None:
         argv = shlex.split(args.command_line)
@@ -76,7 +76,7 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
     else:
         def delete(post_id: str) -> None:
             if not args.json:
-                _line(out, post_id)  # one line, escaped: an id never prints a second record
+                line(out, post_id)  # one line, escaped: an id never prints a second record
                 out.flush()  # printed is handled: a closed pipe must fail here, unmarked
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
@@ -136,7 +136,7 @@ def _store_url(args: argparse.Namespace) -> str:
 
     url: Optional[str] = args.url
     if url is None and args.url_file is not None:
-        url = _read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
+        url = read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
     if url is None:
         url = os.environ.get(STORE_URL_ENV)
     if url is None:
@@ -149,7 +149,7 @@ def _store_url(args: argparse.Namespace) -> str:
 
 def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = None) -> bool:
     """Whether ``table`` exists (and has a row ``where`` says): read-only, never creates."""
-    from ._stores.postgres import Postgres
+    from .._stores.postgres import Postgres
 
     db = Postgres(owner, url, auto_migrate=False, connect_timeout=5.0, statement_timeout=5.0)
     try:
@@ -163,7 +163,7 @@ def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = Non
 
 def _redis_has(url: str, owner: str, keys: list[str]) -> bool:
     """Whether any of ``keys`` exists (``EXISTS``: read-only, creates nothing)."""
-    from ._stores.redis import Redis
+    from .._stores.redis import Redis
 
     db = Redis(owner, url)
     try:
@@ -177,7 +177,7 @@ def _inbox(args: argparse.Namespace) -> Any:
     url = _store_url(args)
     kind = _store_kind(url)
     if kind == "redis":
-        from .webhooks._redis_inbox import RedisInbox
+        from ..webhooks import RedisInbox
 
         inbox: Any = RedisInbox(url, **({"prefix": args.prefix} if args.prefix else {}))
         if not _redis_has(url, "inbox", [inbox._k("stream"), inbox._k("counts")]):
@@ -186,7 +186,7 @@ def _inbox(args: argparse.Namespace) -> Any:
                                    "(nothing was created)")
         return inbox
     if kind == "postgresql":
-        from .webhooks._postgres import PostgresInbox
+        from ..webhooks import PostgresInbox
 
         inbox = PostgresInbox(url, auto_migrate=False)
         if not _pg_has(url, "inbox", "sports_posts_inbox"):
@@ -196,7 +196,7 @@ def _inbox(args: argparse.Namespace) -> Any:
         return inbox
     if args.prefix:
         raise SportsPostsError("--prefix is for a Redis inbox only")
-    from .webhooks.inbox import SQLiteInbox
+    from ..webhooks import SQLiteInbox
 
     path = url.split("://", 1)[1] if "://" in url else url
     if not path or not Path(path).is_file():  # opening would create an empty inbox and report it healthy
@@ -226,7 +226,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 _dump(entries, out)
             else:
                 for e in entries:
-                    _line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
+                    line(out, e["key"], f"{e['attempts']} attempts", e["last_error"] or "")
                 print(f"sports-posts: {count(len(entries), 'dead letter')}", file=err)
             return 0
         if action == "requeue":
@@ -239,7 +239,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        "not_dead": [k for k, ok in done.items() if not ok]}, out)
             else:
                 for key, ok in done.items():
-                    _line(out, key, "requeued" if ok else "not dead: left as it is")
+                    line(out, key, "requeued" if ok else "not dead: left as it is")
             return 0 if all(done.values()) else 1
         # purge-dead
         if not args.force:
@@ -256,7 +256,7 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import dataclasses
 
-    from ._budget import CallBudget
+    from .._budget import CallBudget
 
     url = _store_url(args)
     kind = _store_kind(url)
@@ -282,8 +282,8 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         def bound(value: Any) -> str:
             return "-" if value is None else str(value)
 
-        _line(out, f"key         {args.key}")
-        _line(out, f"month       {status.month}")
+        line(out, f"key         {args.key}")
+        line(out, f"month       {status.month}")
         print(f"minute      used {status.minute_used}, left {bound(status.minute_left)} "
               f"of {bound(status.per_minute)}", file=out)
         print(f"month       used {status.month_used}, left {bound(status.month_left)} "
@@ -294,7 +294,7 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import dataclasses
 
-    from .polling._lease import Lease
+    from ..polling._lease import Lease
 
     url = _store_url(args)
     kind = _store_kind(url)
@@ -322,7 +322,7 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         expires = "-" if before.expires_in is None else f"in {before.expires_in:.1f} s"
         for label, value in (("key", before.key), ("holder", before.holder or "(free)"),
                              ("token", before.token), ("expires", expires)):
-            _line(out, f"{label:<11} {value}")
+            line(out, f"{label:<11} {value}")
         if released is not None:
             print("released: the next holder gets a higher token" if released else "it was not held", file=out)
     return 0
@@ -332,9 +332,9 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _url_arguments(parser: argparse.ArgumentParser, text: str) -> None:
-    parser.add_argument("url", metavar="URL", nargs="?", default=None, type=_path,
+    parser.add_argument("url", metavar="URL", nargs="?", default=None, type=path,
                         help=f"{text} (or --url-file, or ${STORE_URL_ENV}: kept out of ps and shell history)")
-    parser.add_argument("--url-file", default=None, metavar="FILE", type=_path, help="read the store's URL from FILE")
+    parser.add_argument("--url-file", default=None, metavar="FILE", type=path, help="read the store's URL from FILE")
 
 
 def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[..., Any]) -> None:
@@ -348,7 +348,7 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         "(run once per id, the id as its last argument; a failure stops the sweep and that id is "
         "tried again next time), or print it on stdout, one per line (printed counts as handled). "
         "--checkpoint remembers what was handled across runs; run it daily (from cron or a timer).")
-    c.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the handled ids across runs")
+    c.add_argument("--checkpoint", type=path, default=None, help="a file that keeps the handled ids across runs")
     c.add_argument("--command", dest="command_line", metavar="CMD", default=None,
                    help="run CMD ID for each id to delete (no shell); non-zero exit stops the sweep")
     c.add_argument("--command-timeout", type=float, default=60.0,
@@ -381,8 +381,8 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     c = bsub.add_parser("status", parents=[as_json], help="calls used and left this minute and month")
     _url_arguments(c, "the store: redis://... or postgresql://...")
     c.add_argument("--key", default="sports_posts:budget", help="the budget's key (default sports_posts:budget)")
-    c.add_argument("--per-minute", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
-    c.add_argument("--per-month", type=_positive_int, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-minute", type=positive_int, default=None, help="the bound the fleet uses, to show what is left")
+    c.add_argument("--per-month", type=positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.set_defaults(run=_cmd_budget_status)
 
     p = sub.add_parser("lease", help="a poller's lease: who holds it; free a stuck one")

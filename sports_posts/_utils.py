@@ -1,20 +1,22 @@
-"""Small validators of the options a caller gives a constructor or an adapter.
-
-Each raises ``ParameterError`` naming the option, at the place the option is given: a
-wrong type or an out-of-range number must fail at start-up, not turn every later
-request into a 500 (or remove a bound in silence). They never echo a long value back,
-and are never given a secret.
-"""
+"""Small helpers every part of the SDK uses: option validators (``ParameterError`` naming the
+option, at the place it is given), ``attach`` for the packages' lazy public names, and
+``Done``/``advance``, which drive a sans-IO flow."""
 
 from __future__ import annotations
 
+import importlib
 import math
-from typing import Optional
+import sys
+from collections.abc import Collection, Generator, Mapping
+from typing import Any, Callable, Generic, Optional, TypeVar, Union
 
 from ._errors import ParameterError
 
 __all__ = [
+    "Done",
     "ONE_DAY",
+    "advance",
+    "attach",
     "flag",
     "integer",
     "non_negative_int",
@@ -23,6 +25,13 @@ __all__ = [
     "positive_int",
     "seconds",
 ]
+
+# Small validators of the options a caller gives a constructor or an adapter.
+#
+# Each raises ``ParameterError`` naming the option, at the place the option is given: a
+# wrong type or an out-of-range number must fail at start-up, not turn every later
+# request into a 500 (or remove a bound in silence). They never echo a long value back,
+# and are never given a secret.
 
 ONE_DAY = 86400.0
 """The longest wait, timeout or interval an option may ask for: anything longer is a unit
@@ -102,3 +111,83 @@ def flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise ParameterError(f"{name} must be True or False, got {_shown(value)}", parameter=name)
     return value
+
+
+# One lazy-import helper for the packages' ``__init__`` modules (the shape of scientific-python's
+# ``lazy_loader.attach``): each package maps its public names to their modules in one table,
+# and ``__getattr__`` (PEP 562) and ``__dir__`` come from that table.
+#
+# Type checkers never see ``__getattr__`` (the packages define it under ``if not TYPE_CHECKING``,
+# so a misspelt name is an error, not ``Any``): they read the explicit re-exports
+# (``from ._client import SportsPosts as SportsPosts``) and the literal ``__all__``.
+# ``attach`` refuses an ``__all__`` that is not the table's names, and
+# tests/architecture/test_lazy_imports.py parses every package's ``__init__`` to check that
+# the re-exports name the same objects from the same modules.
+
+def attach(
+    package: str,
+    names: Mapping[str, str],
+    public: Collection[str],
+    *,
+    eager: Collection[str] = (),
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``.
+
+    ``names`` maps each public name to the module (relative to ``package``) that defines
+    it; the names of the modules in ``eager`` are imported now, the others on first use.
+    ``public`` is the package's ``__all__``: it must list exactly the table's names.
+    """
+    if set(public) != set(names):
+        raise ImportError(
+            f"{package}: __all__ and the lazy table differ: {sorted(set(public) ^ set(names))}"
+        )
+    namespace = sys.modules[package].__dict__
+    for module in eager:  # in the order given: a package's modules may import each other
+        importlib.import_module(module, package)
+    for name, module in names.items():
+        if module in eager:
+            namespace[name] = getattr(importlib.import_module(module, package), name)
+    listing = sorted(names)
+
+    def __getattr__(name: str) -> Any:
+        module = names.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, package), name)
+        namespace[name] = value  # later lookups skip __getattr__
+        return value
+
+    def __dir__() -> list[str]:
+        return list(listing)
+
+    return __getattr__, __dir__
+
+
+# Driving a sans-IO generator: the one helper every sync and async driver of the SDK uses.
+#
+# A flow (a call, a poller's steps, a budget's draw) is a generator that yields what to do
+# and receives the answer; a driver performs each step and hands the answer back with
+# ``advance`` until the flow is ``Done``.
+
+T = TypeVar("T")
+Y = TypeVar("Y")
+S = TypeVar("S")
+
+
+class Done(Generic[T]):
+    """A finished generator's return value, as a driver receives it from ``advance``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+
+def advance(flow: Generator[Y, S, T], answer: S) -> Union[Y, Done[T]]:
+    """The flow's next step, or ``Done`` once it returns (its errors propagate).
+
+    A new flow is started with ``None`` (its answer type always admits it)."""
+    try:
+        return flow.send(answer)
+    except StopIteration as stop:
+        return Done(stop.value)

@@ -2,8 +2,8 @@
 
 It talks to the service named by ``SPORTS_POSTS_API_KEY`` and ``SPORTS_POSTS_BASE_URL``,
 or to an embedded sandbox when asked for (``--sandbox``, no key, or a sandbox key), and
-says which on stderr. Only the command line (this module and its command modules,
-``_cli_*.py``) and the demo print; the library logs and warns.
+says which on stderr. Only the command line (this package: the parser here, a module per command
+group, ``_common.py`` for what they share) and the demo print; the library logs and warns.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 from typing import Optional, TextIO
 
-from ._cli_common import _connect, _fresh_line, _safe, _timeout
-from ._cli_poll import add_poll_command
-from ._cli_posts import add_account_command, add_posts_command, add_teams_command
-from ._cli_sandbox import add_sandbox_commands
-from ._cli_webhooks import add_webhooks_command
-from ._errors import ParameterError, SportsPostsError
-from ._version import __version__
+from .._errors import ParameterError, SportsPostsError
+from .._version import __version__
+from ._common import connect, fresh_line, safe, timeout
+from ._poll import add_poll_command
+from ._posts import add_account_command, add_posts_command, add_teams_command
+from ._sandbox import add_sandbox_commands
+from ._webhooks import add_webhooks_command
 
 __all__ = ["main"]
 
@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     service = argparse.ArgumentParser(add_help=False)
     service.add_argument("--sandbox", action="store_true",
                          help="use an embedded sandbox, even when the environment names a service")
-    service.add_argument("--timeout", type=_timeout, default=None, metavar="SECONDS",
+    service.add_argument("--timeout", type=timeout, default=None, metavar="SECONDS",
                          help="give up on a call after this many seconds, retries included (default: 30 s "
                               "per attempt); each retry is announced on stderr")
 
@@ -54,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_account_command(sub, service)
     add_teams_command(sub, service)
     add_webhooks_command(sub)
-    from ._cli_ops import add_commands  # compliance, inbox, budget, lease
+    from ._ops import add_commands  # compliance, inbox, budget, lease
 
-    add_commands(sub, service, _connect)
+    add_commands(sub, service, connect)
     return parser
 
 
@@ -72,7 +72,7 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
         out.flush()  # here, where a closed pipe is caught, rather than at the interpreter's exit
         return status
     except KeyboardInterrupt:
-        print(f"{_fresh_line(err)}sports-posts: interrupted", file=err)
+        print(f"{fresh_line(err)}sports-posts: interrupted", file=err)
         return 130
     except BrokenPipeError:
         # The reader went away (`| head -1`): stop quietly, as git and gh do.
@@ -84,10 +84,10 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
             return 141
         name = type(exc).__name__
         text = _in_flags(exc) if isinstance(exc, ParameterError) else str(exc)
-        print(f"sports-posts: error: {name}: {_safe(text)}", file=err)
+        print(f"sports-posts: error: {name}: {safe(text)}", file=err)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"sports-posts: error: {_safe(str(exc))}", file=err)
+        print(f"sports-posts: error: {safe(str(exc))}", file=err)
         return 1
 
 
@@ -133,6 +133,3 @@ def _in_flags(exc: ParameterError) -> str:
         text = text[:cut] + "add --unchecked."
     return text
 
-
-if __name__ == "__main__":
-    sys.exit(main())

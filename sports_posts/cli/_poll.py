@@ -8,21 +8,21 @@ import math
 import threading
 from typing import Any, Callable, Optional, TextIO
 
-from ._cli_common import (
+from .._client import SportsPosts
+from .._errors import SportsPostsError
+from ._common import (
     MAX_PAGE_SIZE,
     SECONDS_PER_DAY,
-    _add_post_filters,
-    _connect,
-    _filters,
-    _fresh_line,
-    _page_size,
-    _path,
-    _positive_int,
-    _print_posts,
-    _stop_on_sigterm,
+    add_post_filters,
+    connect,
+    filters,
+    fresh_line,
+    page_size,
+    path,
+    positive_int,
+    print_posts,
+    stop_on_sigterm,
 )
-from ._client import SportsPosts
-from ._errors import SportsPostsError
 from ._format import count, post_header
 
 _POLLER_OWNS = {"since", "since_id", "page", "sort"}
@@ -139,14 +139,14 @@ def _poll_budget(args: argparse.Namespace, client: SportsPosts) -> _PollBudget:
 
 
 def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .polling import FileCheckpoint, Poller
+    from ..polling import FileCheckpoint, Poller
 
     checkpoint = FileCheckpoint(args.checkpoint) if args.checkpoint else None
-    filters = _filters(args, skip=frozenset(_POLLER_OWNS))
-    status = _PollStatus(err, _feed(filters), lambda: poller.calls)
+    wanted = filters(args, skip=frozenset(_POLLER_OWNS))
+    status = _PollStatus(err, _feed(wanted), lambda: poller.calls)
     if args.page_size is not None:
-        filters["limit"] = args.page_size
-    with _connect(args, err) as client:
+        wanted["limit"] = args.page_size
+    with connect(args, err) as client:
         budget = _poll_budget(args, client)
         print(f"sports-posts: poll: {budget.projection}", file=err)
         spent = False
@@ -161,13 +161,13 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             status.sleep(seconds)
 
         poller = Poller(client, since=args.since, interval=args.interval, checkpoint=checkpoint,
-                        filters=filters, sleep=sleep, max_calls_per_day=budget.per_day)
+                        filters=wanted, sleep=sleep, max_calls_per_day=budget.per_day)
 
         def stop() -> None:
             poller.stop()
             status.stop()
 
-        _stop_on_sigterm(stop)
+        stop_on_sigterm(stop)
         batches = 0
         interrupted = False
         try:
@@ -177,7 +177,7 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 for batch in poller:
                     if not args.json and batches == 0:
                         print(post_header(), file=out)
-                    _print_posts(batch, args.json, out)
+                    print_posts(batch, args.json, out)
                     out.flush()
                     batches += 1
                     if args.max_batches and batches >= args.max_batches:
@@ -186,7 +186,7 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             interrupted = True
         done = f"{count(batches, 'batch', 'batches')}, {count(poller.calls, 'call')}"
         if interrupted:  # one line, as for every command on Ctrl-C
-            print(f"{_fresh_line(err)}sports-posts: interrupted ({done})", file=err)
+            print(f"{fresh_line(err)}sports-posts: interrupted ({done})", file=err)
             return 130
         print(done, file=err)
         if spent:
@@ -204,18 +204,18 @@ def add_poll_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], s
                        "is a billed call: it starts by saying how many calls a day it may spend (from "
                        "the budget flags, else from the plan, read for free). On a terminal a status "
                        "line shows the feed, the next call and the calls spent.")
-    _add_post_filters(p, skip=frozenset(_POLLER_OWNS))
+    add_post_filters(p, skip=frozenset(_POLLER_OWNS))
     p.add_argument("--since", default=None, help="start here when the checkpoint is empty")
     p.add_argument("--interval", type=_poll_interval, default=60.0,
                    help=f"seconds between cycles, {MIN_POLL_INTERVAL:g} or more (default 60)")
-    p.add_argument("--max-calls-per-day", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-calls-per-day", type=positive_int, default=None, metavar="N",
                    help="wait rather than spend more than N calls a day (default: the calls left in "
                         "the month spread over the days left, when there is a monthly cap)")
-    p.add_argument("--max-calls-per-month", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-calls-per-month", type=positive_int, default=None, metavar="N",
                    help="stop before the account's calls this billing cycle pass N (default: 200 on "
                         "the free plan, none on a paid plan)")
-    p.add_argument("--page-size", type=_page_size, default=None, help=f"posts per call, 1-{MAX_PAGE_SIZE}")
-    p.add_argument("--checkpoint", type=_path, default=None, help="a file that keeps the position across restarts")
-    p.add_argument("--max-batches", type=_positive_int, default=None, help="stop after this many batches")
+    p.add_argument("--page-size", type=page_size, default=None, help=f"posts per call, 1-{MAX_PAGE_SIZE}")
+    p.add_argument("--checkpoint", type=path, default=None, help="a file that keeps the position across restarts")
+    p.add_argument("--max-batches", type=positive_int, default=None, help="stop after this many batches")
     p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_poll)

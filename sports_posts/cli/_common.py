@@ -1,5 +1,5 @@
-"""The command line's internal API: what ``cli.py`` and its command modules
-(``_cli_posts``, ``_cli_poll``, ``_cli_webhooks``, ``_cli_sandbox``, ``_cli_ops``) share: argument
+"""The command line's internal API: what ``cli/__init__.py`` and its command modules
+(``_posts``, ``_poll``, ``_webhooks``, ``_sandbox``, ``_ops``) share: argument
 types, the filters of GET /posts, the client a command talks to, and the output,
 escaped for a terminal."""
 
@@ -17,10 +17,10 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Callable, Optional, TextIO
 
-from ._client import SportsPosts
+from .._client import SportsPosts
+from .._vocabulary import WebhookHeaders
+from ..models.post import Post
 from ._format import format_post
-from ._webhook_headers import WebhookHeaders
-from .models.post import Post
 
 # (flag name, kind, help) for every filter of GET /posts; kinds: csv, str, float, int, bool, time
 _POST_PARAMS: list[tuple[str, str, str]] = [
@@ -52,7 +52,7 @@ MAX_PAGE_SIZE = 100  # the larger of the service's two documented maxima of `lim
 SECONDS_PER_DAY = 86400.0
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -62,7 +62,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _port(text: str) -> int:
+def port(text: str) -> int:
     """A TCP port, 0 (any free one) to 65535."""
     try:
         value = int(text)
@@ -73,15 +73,15 @@ def _port(text: str) -> int:
     return value
 
 
-def _page_size(text: str) -> int:
+def page_size(text: str) -> int:
     """``--page-size``: posts per call, refused in the words the user typed."""
-    value = _positive_int(text)
+    value = positive_int(text)
     if value > MAX_PAGE_SIZE:
         raise argparse.ArgumentTypeError(f"at most {MAX_PAGE_SIZE} posts per call, got {value}")
     return value
 
 
-def _timeout(text: str) -> float:
+def timeout(text: str) -> float:
     """``--timeout``: seconds for a whole call, retries included."""
     try:
         value = float(text)
@@ -92,7 +92,7 @@ def _timeout(text: str) -> float:
     return value
 
 
-def _path(text: str) -> str:
+def path(text: str) -> str:
     """A file path or store URL argument: an empty one is refused (``""`` would name the
     current directory, or an SQLite database in memory), never taken as a file."""
     if not text.strip():
@@ -100,28 +100,28 @@ def _path(text: str) -> str:
     return text
 
 
-def _read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
+def read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
     """A short text file as editors write it: UTF-8 with or without a byte-order mark
     (Notepad), UTF-16 with one, CRLF or LF line ends, a trailing newline; surrounding
     whitespace removed. A ``SportsPostsError`` naming ``option`` for a file it cannot read,
     a file that is not text, or one that holds nothing."""
-    from ._errors import SportsPostsError
+    from .._errors import SportsPostsError
 
     try:
         with open(path, "rb") as file:
             data = file.read(limit)
     except OSError as exc:
-        raise SportsPostsError(f"{option} {_safe(path)}: {exc.strerror or 'cannot be read'}") from None
+        raise SportsPostsError(f"{option} {safe(path)}: {exc.strerror or 'cannot be read'}") from None
     try:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
             text = data.decode("utf-16")
         else:
             text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise SportsPostsError(f"{option} {_safe(path)}: not a UTF-8 text file") from None
+        raise SportsPostsError(f"{option} {safe(path)}: not a UTF-8 text file") from None
     text = text.strip()
     if not text:
-        raise SportsPostsError(f"{option} {_safe(path)} is empty")
+        raise SportsPostsError(f"{option} {safe(path)} is empty")
     return text
 
 
@@ -133,7 +133,7 @@ def _read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def _safe(text: Any) -> str:
+def safe(text: Any) -> str:
     """``text`` with every control character written as ``\\uXXXX``: visible on a
     terminal, one line whatever it holds, and still the same string inside a JSON line.
     Bytes are decoded, each byte that is not UTF-8 shown as ``\\xNN``."""
@@ -144,15 +144,15 @@ def _safe(text: Any) -> str:
     return _UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
-def _line(out: TextIO, *fields: Any) -> None:
+def line(out: TextIO, *fields: Any) -> None:
     """The CLI's one way to print a record from outside: one line, each field escaped
-    (``_safe``), fields separated by a tab (a tab inside a field is escaped too)."""
-    print("\t".join(_safe(field) for field in fields), file=out)
+    (``safe``), fields separated by a tab (a tab inside a field is escaped too)."""
+    print("\t".join(safe(field) for field in fields), file=out)
 
 
-def _json_line(out: TextIO, value: Any) -> None:
+def json_line(out: TextIO, value: Any) -> None:
     """``value`` as one line of JSON, valid whatever the bytes it holds: controls, separators
-    and undecodable bytes escaped (bytes values decoded as ``_safe`` shows them)."""
+    and undecodable bytes escaped (bytes values decoded as ``safe`` shows them)."""
     import json
 
     def fallback(item: Any) -> Any:
@@ -160,10 +160,10 @@ def _json_line(out: TextIO, value: Any) -> None:
             return bytes(item).decode("utf-8", "backslashreplace")
         return str(item)
 
-    print(_safe(json.dumps(value, sort_keys=True, default=fallback, ensure_ascii=False)), file=out)
+    print(safe(json.dumps(value, sort_keys=True, default=fallback, ensure_ascii=False)), file=out)
 
 
-def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
+def add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
     group = parser.add_argument_group("filters of GET /posts")
     for name, kind, text in _POST_PARAMS:
         if name in skip:
@@ -182,8 +182,8 @@ def _add_post_filters(parser: argparse.ArgumentParser, *, skip: frozenset[str] =
                             "service does not know is a billed error)")
 
 
-def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
-    from ._params import Unchecked
+def filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    from .._params import Unchecked
 
     names = [n for n, _, _ in _POST_PARAMS if n not in skip]
     if "leagues" not in skip:
@@ -200,16 +200,16 @@ def _filters(args: argparse.Namespace, *, skip: frozenset[str] = frozenset()) ->
 
 
 @contextlib.contextmanager
-def _connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
+def connect(args: argparse.Namespace, err: TextIO) -> Iterator[SportsPosts]:
     """A client of the service the environment names, or of an embedded sandbox when asked
     for; one line on stderr says which, so a script never mistakes one for the other."""
-    from .sandbox._connect import choose_target, open_target
+    from ..sandbox._connect import choose_target, open_target
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         target = choose_target(True if args.sandbox or getattr(args, "sandbox_first", False) else None)
     for warning in caught:
-        print(f"sports-posts: warning: {_safe(warning.message)}", file=err)
+        print(f"sports-posts: warning: {safe(warning.message)}", file=err)
     timeouts: dict[str, Any] = {}
     if getattr(args, "timeout", None) is not None:
         timeouts = {"timeout": args.timeout, "total_timeout": args.timeout}
@@ -233,7 +233,7 @@ class _RetryNotice(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if str(record.msg).startswith("retrying in"):
             try:
-                print(f"sports-posts: {_safe(record.getMessage())}", file=self.err, flush=True)
+                print(f"sports-posts: {safe(record.getMessage())}", file=self.err, flush=True)
             except Exception:  # a closed stderr: the notice is not worth a crash
                 self.handleError(record)
 
@@ -256,12 +256,12 @@ def _retry_notices(err: TextIO) -> Iterator[None]:
 # --------------------------------------------------------------------------- output
 
 
-def _print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
+def print_posts(posts: Sequence[Post], as_json: bool, out: TextIO) -> None:
     for post in posts:
-        print(_safe(post.model_dump_json() if as_json else format_post(post)), file=out)
+        print(safe(post.model_dump_json() if as_json else format_post(post)), file=out)
 
 
-def _fresh_line(err: TextIO) -> str:
+def fresh_line(err: TextIO) -> str:
     """A newline on a terminal, where Ctrl-C left ``^C`` on the current line; nothing when
     stderr is a file or a pipe, whose lines are whole already."""
     isatty = getattr(err, "isatty", None)
@@ -271,7 +271,7 @@ def _fresh_line(err: TextIO) -> str:
         return ""
 
 
-def _stop_on_sigterm(stop: Callable[[], None]) -> None:
+def stop_on_sigterm(stop: Callable[[], None]) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop())
 
@@ -311,7 +311,7 @@ class _StopSignals:
         raise _StopServer(signal.Signals(signum).name)
 
 
-def _serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[], None],
+def serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[], None],
                         err: TextIO) -> Optional[str]:
     """Block while the uvicorn ``server`` runs in ``thread``; on SIGINT or SIGTERM stop
     accepting, say so, then ``finish`` (let what is in flight end within its bound).
@@ -349,7 +349,7 @@ def _stop_accepting(server: Any, thread: threading.Thread, bound: float = 5.0) -
         time.sleep(0.02)
 
 
-class _InFlight:
+class InFlight:
     """ASGI middleware that counts the HTTP requests in flight and those cut by a shutdown
     (cancelled before they answered)."""
 
@@ -374,7 +374,7 @@ class _InFlight:
             self.active -= 1
 
 
-def _listen_error(port: int, exc: OSError) -> str:
+def listen_error(port: int, exc: OSError) -> str:
     """What a failed bind says: the address, the reason, and what to do."""
     reason = exc.strerror or str(exc)
     hint = ""
@@ -385,6 +385,6 @@ def _listen_error(port: int, exc: OSError) -> str:
     return f"cannot listen on 127.0.0.1:{port}: {reason}{hint}"
 
 
-def _header_names(prefix: Optional[str]) -> Optional[WebhookHeaders]:
+def header_names(prefix: Optional[str]) -> Optional[WebhookHeaders]:
     """``--header-prefix``'s ``WebhookHeaders`` (``None``: the service's own names)."""
     return None if prefix is None else WebhookHeaders.with_prefix(prefix)

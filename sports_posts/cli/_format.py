@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Sequence
 from typing import Optional
 
-from .models.post import Post
+from ..models.post import Post
 
 __all__ = ["align", "cell", "count", "format_post", "one_line", "post_header"]
 

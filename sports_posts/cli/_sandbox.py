@@ -6,23 +6,23 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ._cli_common import SERVER_GRACE, _header_names, _listen_error, _port, _serve_until_signal
-from ._errors import SportsPostsError
+from .._errors import SportsPostsError
+from ._common import SERVER_GRACE, header_names, listen_error, port, serve_until_signal
 
 PLANS = ("paid", "free")
 """The plans of the specification (spec 1 and 2.6): ``free`` has 200 calls a month."""
 
 
 def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .sandbox import Sandbox
+    from ..sandbox import Sandbox
 
     sb = Sandbox(seed=args.seed, port=args.port, plan=args.plan, posts_per_minute=args.posts_per_minute,
                  profile=args.profile, author_shape=args.author_shape,
-                 webhook_header_names=_header_names(args.webhook_header_prefix))
+                 webhook_header_names=header_names(args.webhook_header_prefix))
     try:
         sb.start()
     except OSError as exc:  # the bind: a port in use, or one the user may not take
-        raise SportsPostsError(_listen_error(args.port, exc)) from None
+        raise SportsPostsError(listen_error(args.port, exc)) from None
     thread = sb._thread
     try:
         print(f"base URL  {sb.base_url}", file=out)
@@ -38,7 +38,7 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             nonlocal clean
             clean = sb.stop(grace=SERVER_GRACE)
 
-        received = _serve_until_signal(sb._server, thread, stop, err)
+        received = serve_until_signal(sb._server, thread, stop, err)
     finally:
         sb.stop()
     if received is None:
@@ -65,7 +65,7 @@ def add_sandbox_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
                        "127.0.0.1 until Ctrl-C or SIGTERM; prints its base URL and API key. On "
                        "either signal it stops accepting, lets requests and webhook attempts in "
                        f"flight finish (at most {SERVER_GRACE:g} s) and exits 0.")
-    p.add_argument("--port", type=_port, default=8080, help="loopback port to listen on, 0 for any free one "
+    p.add_argument("--port", type=port, default=8080, help="loopback port to listen on, 0 for any free one "
                    "(default 8080)")
     p.add_argument("--seed", type=int, default=7, help="seed of the world and the keys: same seed, same data (default 7)")
     p.add_argument("--plan", default="paid", choices=PLANS,

@@ -10,11 +10,11 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ._client import SportsPosts
+from .._client import SportsPosts
+from ..models.post import Post
+from ..polling import MemoryCheckpoint, Poller
+from ..testing import serve_asgi
 from ._format import count, format_post
-from .models.post import Post
-from .polling import MemoryCheckpoint, Poller
-from .testing import serve_asgi
 
 __all__ = ["run_demo"]
 
@@ -77,9 +77,9 @@ def _a_played_game(sb: Any, league: str) -> Any:
 
 def run_demo(out: TextIO, *, seed: int = 7) -> int:
     """Run the demo; returns the exit status (0 when every step did what it shows)."""
-    from .sandbox import Sandbox
-    from .webhooks import MemoryDedupeStore, WebhookReceiver
-    from .webhooks.adapters.asgi import WebhookASGIApp
+    from ..sandbox import Sandbox
+    from ..webhooks import MemoryDedupeStore, WebhookReceiver
+    from ..webhooks.adapters.asgi import WebhookASGIApp
 
     p = _Printer(out)
     started = time.monotonic()

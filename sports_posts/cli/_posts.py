@@ -6,17 +6,17 @@ import argparse
 import math
 from typing import TextIO
 
-from ._cli_common import (
+from .._errors import NotFoundError, SportsPostsError
+from ._common import (
     MAX_PAGE_SIZE,
-    _add_post_filters,
-    _connect,
-    _filters,
-    _page_size,
-    _positive_int,
-    _print_posts,
-    _safe,
+    add_post_filters,
+    connect,
+    filters,
+    page_size,
+    positive_int,
+    print_posts,
+    safe,
 )
-from ._errors import NotFoundError, SportsPostsError
 from ._format import align, count, post_header
 
 
@@ -30,35 +30,35 @@ def _cmd_posts(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             f"--limit {args.limit} with --page-size {page_size} needs up to {count(calls, 'call')}, "
             f"over --max-calls {args.max_calls}: raise --max-calls (or --page-size, up to {MAX_PAGE_SIZE})"
         )
-    with _connect(args, err) as client:
-        page = client.posts.list(**_filters(args), limit=page_size)
+    with connect(args, err) as client:
+        page = client.posts.list(**filters(args), limit=page_size)
         posts = list(page.iter_items(max_items=args.limit, max_pages=calls))
         if not args.json:
             print(post_header(), file=out)
-        _print_posts(posts, args.json, out)
+        print_posts(posts, args.json, out)
         print(f"{count(len(posts), 'post')}, {count(client.calls, 'call')}", file=err)
     return 0
 
 
 def _cmd_account(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    with _connect(args, err) as client:
+    with connect(args, err) as client:
         if args.x_ids:
             compliance = client.account.x_ids()
             if args.json:
-                print(_safe(compliance.model_dump_json()), file=out)
+                print(safe(compliance.model_dump_json()), file=out)
             else:
                 print(f"as of {compliance.as_of}: {count(len(compliance.ids_to_delete), 'post id')} to delete",
                       file=out)
                 for post_id in compliance.ids_to_delete:
-                    print(_safe(post_id), file=out)
+                    print(safe(post_id), file=out)
             return 0
         info = client.account.information()
         if args.json:
-            print(_safe(info.model_dump_json()), file=out)
+            print(safe(info.model_dump_json()), file=out)
         else:
             c, b, u = info.company, info.billing_cycle, info.usage
-            print(_safe(f"company       {c.name}"), file=out)
-            print(_safe(f"plan          {c.plan} ({c.subscription_status})"), file=out)
+            print(safe(f"company       {c.name}"), file=out)
+            print(safe(f"plan          {c.plan} ({c.subscription_status})"), file=out)
             print(f"billing cycle {b.current_period_start} .. {b.current_period_end}", file=out)
             print(f"calls used    {u.current_calls}", file=out)
     return 0
@@ -68,21 +68,21 @@ def _cmd_teams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     league = args.league_option or args.league
     if not league or (args.league_option and args.league and args.league_option != args.league):
         raise SportsPostsError("name one league: sports-posts teams --league NBA")
-    with _connect(args, err) as client:
+    with connect(args, err) as client:
         try:
             teams = client.ids.teams(league, reference_id=args.reference_id, lookup=args.lookup)
         except NotFoundError as exc:
             if args.lookup is None or args.reference_id:
                 raise
             # The lookup value is a service id unless --reference-id names another system.
-            print(f"sports-posts: error: {type(exc).__name__}: {_safe(str(exc))}", file=err)
+            print(f"sports-posts: error: {type(exc).__name__}: {safe(str(exc))}", file=err)
             print(f"sports-posts: hint: --lookup matches service ids; to look a team up by another id, name "
                   f"it: --reference-id code (or nba_id, ...), as in sports-posts teams --league "
-                  f"{_safe(league)} --lookup {_safe(args.lookup)} --reference-id code", file=err)
+                  f"{safe(league)} --lookup {safe(args.lookup)} --reference-id code", file=err)
             return 1
         if args.json:
             for team in teams:
-                print(_safe(team.model_dump_json()), file=out)
+                print(safe(team.model_dump_json()), file=out)
         else:
             header = ["service_id", "team", "conference", "division"]
             if args.reference_id:
@@ -95,7 +95,7 @@ def _cmd_teams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     row.append(str(team.reference if team.reference is not None else "-"))
                 rows.append(row)
             for line in align(rows, right=[0]):
-                print(_safe(line), file=out)
+                print(safe(line), file=out)
         print(count(len(teams), "team"), file=err)
     return 0
 
@@ -105,11 +105,11 @@ def add_posts_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], 
     p = sub.add_parser("posts", parents=[service], help="GET /posts with any filter",
                        description="Print --limit posts (default 20) matching the filters, spending as few "
                        "calls as that needs: one call for up to 100 posts.")
-    _add_post_filters(p)
-    p.add_argument("--limit", type=_positive_int, default=20, help="how many posts to print (default 20)")
-    p.add_argument("--page-size", type=_page_size, default=None,
+    add_post_filters(p)
+    p.add_argument("--limit", type=positive_int, default=20, help="how many posts to print (default 20)")
+    p.add_argument("--page-size", type=page_size, default=None,
                    help=f"posts per call, 1-{MAX_PAGE_SIZE} (default: --limit, up to {MAX_PAGE_SIZE})")
-    p.add_argument("--max-calls", type=_positive_int, default=10,
+    p.add_argument("--max-calls", type=positive_int, default=10,
                    help="refuse, before any call, a --limit that needs more calls than this (default 10)")
     p.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     p.set_defaults(run=_cmd_posts)
