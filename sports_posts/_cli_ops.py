@@ -177,7 +177,7 @@ def _inbox(args: argparse.Namespace) -> Any:
     url = _store_url(args)
     kind = _store_kind(url)
     if kind == "redis":
-        from .webhooks._redis_inbox import RedisInbox
+        from .webhooks.inbox.redis import RedisInbox
 
         inbox: Any = RedisInbox(url, **({"prefix": args.prefix} if args.prefix else {}))
         if not _redis_has(url, "inbox", [inbox._k("stream"), inbox._k("counts")]):
@@ -186,7 +186,7 @@ def _inbox(args: argparse.Namespace) -> Any:
                                    "(nothing was created)")
         return inbox
     if kind == "postgresql":
-        from .webhooks._postgres import PostgresInbox
+        from .webhooks.inbox.postgres import PostgresInbox
 
         inbox = PostgresInbox(url, auto_migrate=False)
         if not _pg_has(url, "inbox", "sports_posts_inbox"):

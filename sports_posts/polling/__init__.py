@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .checkpoints import CheckpointConflictError as CheckpointConflictError
     from .checkpoints import CheckpointLockedError as CheckpointLockedError
     from .checkpoints import CheckpointMismatchError as CheckpointMismatchError
+    from .checkpoints import FencedCheckpoint as FencedCheckpoint
     from .checkpoints import FileCheckpoint as FileCheckpoint
     from .checkpoints import MemoryCheckpoint as MemoryCheckpoint
     from .checkpoints import RedisCheckpoint as RedisCheckpoint
@@ -51,6 +52,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK",
     "Deliver",
+    "FencedCheckpoint",
     "Fetch",
     "FileCheckpoint",
     "Lease",
@@ -76,6 +78,7 @@ _LAZY = {
     "CheckpointConflictError": ".checkpoints",
     "CheckpointLockedError": ".checkpoints",
     "CheckpointMismatchError": ".checkpoints",
+    "FencedCheckpoint": ".checkpoints",
     "CheckpointError": "._state",
     "ClockSkew": "._skew",
     "Commit": "._algorithm",

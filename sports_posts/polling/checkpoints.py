@@ -28,6 +28,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointLockedError",
     "CheckpointMismatchError",
+    "FencedCheckpoint",
     "FileCheckpoint",
     "MemoryCheckpoint",
     "RedisCheckpoint",
@@ -43,6 +44,14 @@ class Checkpoint(Protocol):
     def load(self) -> Optional[PollState]: ...
 
     def save(self, state: PollState) -> None: ...
+
+
+@runtime_checkable
+class FencedCheckpoint(Checkpoint, Protocol):
+    """A checkpoint that refuses saves older than a lease's fencing token (``RedisCheckpoint``,
+    ``PostgresCheckpoint``): what a poller with ``lease=`` needs."""
+
+    def fence(self, token: int) -> None: ...
 
 
 class CheckpointConflictError(CheckpointError):
@@ -312,7 +321,7 @@ class RedisCheckpoint:
     same key since this one loaded it, [`CheckpointConflictError`][sports_posts.CheckpointConflictError] is raised rather
     than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL
     (``redis+cluster://``, ``redis+sentinel://`` too), a ``redis.Redis`` or a
-    ``redis.cluster.RedisCluster`` client (not closed by this class); ``redis`` is imported only here.
+    ``redis.cluster.RedisCluster`` client (not closed by this class); the connection is made by the store layer (``_stores/redis.py``), as for every Redis store.
     Every Redis failure is a ``CoordinationError``; ``connect_timeout`` and
     ``statement_timeout`` (seconds) bound each call on a client made from a URL.
     """

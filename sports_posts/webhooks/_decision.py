@@ -20,9 +20,9 @@ from typing import Any, Optional
 from .._errors import SignatureVerificationError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders
 from .errors import ReplayedWebhookError, StoreDataLostError
-from .events import WebhookEvent, _verified_event, check_sent_at
+from .events import WebhookEvent, check_sent_at, parse_event
 from .filters import SubscriptionFilter
-from .signature import Payload, Secret
+from .signature import Payload, Secret, verify_signature
 
 logger = logging.getLogger("sports_posts.webhooks")
 
@@ -102,7 +102,8 @@ def verify(
 ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
     """The answer when the request ends here, else the verified event still to be claimed."""
     try:
-        event = _verified_event(body, signature, delivery_id, secret, header_names)
+        verify_signature(body, signature, secret, header_names=header_names)
+        event = parse_event(body, delivery_id)
         check_sent_at(event, tolerance, clock_skew, now)
     except ReplayedWebhookError as exc:
         logger.warning("signed webhook outside the replay window rejected (400): %s", exc)

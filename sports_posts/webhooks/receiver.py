@@ -44,20 +44,22 @@ from .. import _checks, _telemetry
 from .._errors import ParameterError, WebhookPayloadError
 from .._webhook_headers import WebhookHeaders, header_names_or_default
 from . import _decision as decision
+from ._common import secret_keys
 from ._decision import WebhookResponse
-from ._inbox_protocol import Inbox
-from .dedupe import AsyncDedupeStore, DedupeStore, MemoryDedupeStore
+from ._store import lease_of
+from .dedupe import AsyncDedupeStore, DedupeStore
+from .dedupe.memory import MemoryDedupeStore
 from .errors import StoreDataLostError, StoreUnavailableError
 from .events import (
     DEFAULT_CLOCK_SKEW,
     DEFAULT_TOLERANCE,
     WebhookEvent,
-    check_durations,
+    check_replay_window,
     parse_event,
 )
 from .filters import SubscriptionFilter
-from .inbox import InboxEntry
-from .signature import Headers, Payload, Secret, _secret_keys, signature_and_delivery
+from .inbox import Inbox, InboxEntry
+from .signature import Headers, Payload, Secret, signature_and_delivery
 
 _response = decision.response
 
@@ -139,7 +141,7 @@ class WebhookReceiver:
         clock: Callable[[], float] = time.time,
         header_names: Optional[WebhookHeaders] = None,
     ) -> None:
-        _secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
+        secret_keys(secret)  # fail at start-up on a bad secret, not on the first request
         # Checked and lower-cased once here, not on every request.
         self.header_names: WebhookHeaders = header_names_or_default(header_names)
         if not callable(handler):
@@ -165,7 +167,7 @@ class WebhookReceiver:
         self._handler_timeout = _seconds("handler_timeout", handler_timeout, below=10)
         if self._handler_timeout == 0:
             raise ParameterError("handler_timeout must be more than 0 seconds", parameter="handler_timeout")
-        self._tolerance, self._clock_skew = check_durations(tolerance, clock_skew)
+        self._tolerance, self._clock_skew = check_replay_window(tolerance, clock_skew)
         self._check_memory_outlives_tolerance()
         self._clock = clock
         self._settled = threading.Condition()
@@ -429,7 +431,7 @@ class WebhookReceiver:
             except Exception:
                 logger.warning("dedupe store failed on complete for %s; trying again in the background", key,
                                exc_info=True)
-        until = _clock() + max(0.0, _lease_of(self.store) - self._handler_timeout)
+        until = _clock() + max(0.0, lease_of(self.store) - self._handler_timeout)
         try:
             future = self._executor().submit(self._record, "complete", key, until, lambda: self.store.complete(key))
         except RuntimeError:  # shutting down: the claim lapses and a retry runs the handler
@@ -492,7 +494,7 @@ class WebhookReceiver:
         if self.inbox is None:
             raise ParameterError("this receiver has no inbox", parameter="inbox")
         # The entries' leases start now: their outcomes may be recorded until they lapse.
-        until = _clock() + _lease_of(self.inbox)
+        until = _clock() + lease_of(self.inbox)
         entries = self.inbox.take_due(limit)
         if len(entries) <= 1:
             for entry in entries:
@@ -624,14 +626,6 @@ class WebhookReceiver:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _lease_of(store: object) -> float:
-    """Seconds an entry or claim stays with its worker: the store's ``lease``, else a minute."""
-    lease = getattr(store, "lease", None)
-    if isinstance(lease, (int, float)) and not isinstance(lease, bool) and lease > 0:
-        return float(lease)
-    return 60.0
 
 
 _EAGER_TASKS = sys.version_info >= (3, 12)
