@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._lease import Lease as Lease
     from ._lease import LeaseLostError as LeaseLostError
     from ._lease import LeaseStatus as LeaseStatus
-    from ._postgres import PostgresCheckpoint as PostgresCheckpoint
     from ._skew import ClockSkew as ClockSkew
     from ._state import CheckpointError as CheckpointError
     from ._state import PollState as PollState
@@ -37,6 +36,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .checkpoints import FencedCheckpoint as FencedCheckpoint
     from .checkpoints import FileCheckpoint as FileCheckpoint
     from .checkpoints import MemoryCheckpoint as MemoryCheckpoint
+    from .checkpoints import PostgresCheckpoint as PostgresCheckpoint
     from .checkpoints import RedisCheckpoint as RedisCheckpoint
 
 __all__ = [
@@ -98,7 +98,7 @@ _LAZY = {
     "RedisCheckpoint": ".checkpoints",
     "Sleep": "._algorithm",
     "poll_cycles": "._algorithm",
-    "PostgresCheckpoint": "._postgres",
+    "PostgresCheckpoint": ".checkpoints",
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
