@@ -322,7 +322,7 @@ class RedisCheckpoint:
     same key since this one loaded it, [`CheckpointConflictError`][sports_posts.CheckpointConflictError] is raised rather
     than both delivering the same posts. ``url_or_client`` is a ``redis://`` URL
     (``redis+cluster://``, ``redis+sentinel://`` too), a ``redis.Redis`` or a
-    ``redis.cluster.RedisCluster`` client (not closed by this class); the connection is made by the store layer (``_stores/redis.py``), as for every Redis store.
+    ``redis.cluster.RedisCluster`` client (not closed by this class); the connection is made by the SDK's store layer, as for every Redis store.
     Every Redis failure is a ``CoordinationError``; ``connect_timeout`` and
     ``statement_timeout`` (seconds) bound each call on a client made from a URL.
     """
