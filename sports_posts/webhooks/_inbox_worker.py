@@ -36,11 +36,8 @@ class InboxWorker:
     ) -> None:
         self.inbox = inbox
         self._engine = engine
-        self._poll_interval = poll_interval
-        self._start_worker = start_worker
-        self._stopping = stopping
-        self._wake = wake
-        self._clock = clock
+        self._poll_interval, self._start_worker = poll_interval, start_worker
+        self._stopping, self._wake, self._clock = stopping, wake, clock
         self._lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
 

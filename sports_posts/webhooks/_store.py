@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_TTL",
     "MAX_TTL",
     "ClaimTokens",
+    "PostgresClock",
     "PostgresStore",
     "StoreError",
     "check_body",
@@ -102,6 +103,9 @@ def lease_of(store: object) -> float:
     return 60.0
 
 
+PostgresClock = Optional[Callable[[], float]]
+"""A PostgreSQL store's clock in epoch seconds; ``None`` reads the server's, one clock for all machines."""
+
 _SWEEP_EVERY = 1000  # claims or completions between two deletes of expired rows
 
 
@@ -114,7 +118,7 @@ class PostgresStore:
         self,
         url_or_connection: Any,
         *,
-        clock: Optional[Callable[[], float]],
+        clock: PostgresClock,
         connect_timeout: float,
         statement_timeout: float,
         auto_migrate: bool,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ..._stores.postgres import NOW, Result, Statement, check_in_transaction
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
     ClaimTokens,
+    PostgresClock,
     PostgresStore,
     check_key,
     check_ttl_and_lease,
@@ -24,9 +25,6 @@ from .._store import (
 __all__ = ["PostgresDedupeStore"]
 
 logger = logging.getLogger("sports_posts.webhooks")
-
-Clock = Optional[Callable[[], float]]
-
 
 class PostgresDedupeStore(PostgresStore):
     """Dedupe claims in a PostgreSQL table, shared by every host of a fleet.
@@ -46,7 +44,7 @@ class PostgresDedupeStore(PostgresStore):
         *,
         ttl: float = DEFAULT_TTL,
         lease: float = DEFAULT_LEASE,
-        clock: Clock = None,
+        clock: PostgresClock = None,
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from ..._errors import ParameterError
 from ..._stores.postgres import NOW, Result, Statement
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
+    PostgresClock,
     PostgresStore,
     check_body,
     check_key,
@@ -28,9 +29,6 @@ from ._entry import DEFAULT_BACKOFF, InboxEntry
 __all__ = ["PostgresInbox"]
 
 logger = logging.getLogger("sports_posts.webhooks")
-
-Clock = Optional[Callable[[], float]]
-
 
 _ENTRY_COLUMNS = "key, body, delivery_id, attempts, state, last_error, token"
 
@@ -57,7 +55,7 @@ class PostgresInbox(PostgresStore):
         backoff: Sequence[float] = DEFAULT_BACKOFF,
         lease: float = DEFAULT_LEASE,
         retention: float = DEFAULT_TTL,
-        clock: Clock = None,
+        clock: PostgresClock = None,
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
