@@ -1,4 +1,5 @@
-"""The webhook receiver: it reads a request, drives the decision of ``_decision.py`` against the dedupe store, and hands the event to the handler engine or the inbox; adapters move bytes.
+"""The webhook receiver: it reads a request, drives the decision of ``_decision.py`` against
+the dedupe store, and hands the event to the handler engine or the inbox; adapters move bytes.
 
 Two modes (spec 6.5: the service waits 10 seconds for a 2xx, then retries 5 times over
 about 31 minutes with the same payload, and a 2xx ends its retries):
@@ -67,6 +68,7 @@ Handler = Callable[[WebhookEvent], Union[None, Awaitable[None]]]
 
 DEFAULT_HANDLER_TIMEOUT = 8.0
 """Seconds an answer may take without an inbox, handler included: under the service's 10."""
+
 _clock = time.monotonic  # the leases' clock (a test moves it by hand: the engine reads it through here)
 
 
@@ -85,7 +87,7 @@ def _executor_of(receiver: weakref.ref[WebhookReceiver]) -> ThreadPoolExecutor:
     """The receiver's ``_executor`` (held weakly: the engine's threads may outlive it)."""
     owner = receiver()
     if owner is None:
-        raise RuntimeError("the webhook receiver was closed")
+        raise RuntimeError("the webhook receiver is gone")
     return owner._executor()
 
 
