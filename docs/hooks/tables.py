@@ -98,7 +98,7 @@ def poller_options_table() -> str:
     documented = _documented(_base.PollerOptions)
     defaults = {
         name: parameter.default
-        for name, parameter in inspect.signature(_base._PollerBase._setup).parameters.items()
+        for name, parameter in inspect.signature(_base.PollerBase._setup).parameters.items()
         if parameter.default is not inspect.Parameter.empty
     }
     keys = list(_base.PollerOptions.__annotations__)

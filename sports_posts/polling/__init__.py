@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._lease import Lease as Lease
     from ._lease import LeaseLostError as LeaseLostError
     from ._lease import LeaseStatus as LeaseStatus
-    from ._postgres import PostgresCheckpoint as PostgresCheckpoint
     from ._skew import ClockSkew as ClockSkew
     from ._state import CheckpointError as CheckpointError
     from ._state import PollState as PollState
@@ -34,8 +33,10 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .checkpoints import CheckpointConflictError as CheckpointConflictError
     from .checkpoints import CheckpointLockedError as CheckpointLockedError
     from .checkpoints import CheckpointMismatchError as CheckpointMismatchError
+    from .checkpoints import FencedCheckpoint as FencedCheckpoint
     from .checkpoints import FileCheckpoint as FileCheckpoint
     from .checkpoints import MemoryCheckpoint as MemoryCheckpoint
+    from .checkpoints import PostgresCheckpoint as PostgresCheckpoint
     from .checkpoints import RedisCheckpoint as RedisCheckpoint
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LOOKBACK",
     "Deliver",
+    "FencedCheckpoint",
     "Fetch",
     "FileCheckpoint",
     "Lease",
@@ -76,6 +78,7 @@ _LAZY = {
     "CheckpointConflictError": ".checkpoints",
     "CheckpointLockedError": ".checkpoints",
     "CheckpointMismatchError": ".checkpoints",
+    "FencedCheckpoint": ".checkpoints",
     "CheckpointError": "._state",
     "ClockSkew": "._skew",
     "Commit": "._algorithm",
@@ -95,7 +98,7 @@ _LAZY = {
     "RedisCheckpoint": ".checkpoints",
     "Sleep": "._algorithm",
     "poll_cycles": "._algorithm",
-    "PostgresCheckpoint": "._postgres",
+    "PostgresCheckpoint": ".checkpoints",
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above

@@ -18,7 +18,7 @@ from .._transport import AsyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, Sleep, log
-from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
+from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_steps, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
 from .checkpoints import MemoryCheckpoint
@@ -28,7 +28,7 @@ __all__ = ["AsyncPoller"]
 R = TypeVar("R")
 
 
-class AsyncPoller(_PollerBase):
+class AsyncPoller(PollerBase):
     """The async twin of [`Poller`][sports_posts.Poller]: ``async for batch in poller``.
 
     Many pollers can share one [`AsyncSportsPosts`][sports_posts.AsyncSportsPosts] (one connection pool) in one
@@ -125,7 +125,8 @@ class AsyncPoller(_PollerBase):
 
     async def _load(self, token: Optional[int]) -> Optional[PollState]:
         if token is not None:
-            await self._checkpoint_io(self._checkpoint.fence, token)  # type: ignore[attr-defined]
+            assert self._fenced is not None  # a token comes with a lease, checked by _setup
+            await self._checkpoint_io(self._fenced.fence, token)
         return await self._checkpoint_io(self._checkpoint.load)
 
     async def _lease_step(self, step: Union[Acquire, Renew]) -> object:
@@ -153,7 +154,7 @@ class AsyncPoller(_PollerBase):
             self._wake = asyncio.Event()
         if self._stop_requested():
             return
-        steps = _PollerBase._steps(self)  # on the proxy: the steps hold the poller weakly
+        steps = poll_steps(self)  # on the proxy: the steps hold the poller weakly
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):

@@ -22,7 +22,14 @@ from ._config import DEFAULT_LOOKBACK, PollConfig, to_datetime
 from ._lease import Lease, LeaseLostError
 from ._skew import ClockSkew, parse_http_date
 from ._state import PollState
-from .checkpoints import Checkpoint, CheckpointMismatchError, MemoryCheckpoint, hold, release
+from .checkpoints import (
+    Checkpoint,
+    CheckpointMismatchError,
+    FencedCheckpoint,
+    MemoryCheckpoint,
+    hold,
+    release,
+)
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit, Acquire, Renew, L
 error it raised), sleep, hand a batch to the consumer, save a state to the checkpoint, take
 or renew the lease, or fence and load the checkpoint."""
 
-__all__ = ["Acquire", "Load", "PollerOptions", "Renew", "_PollerBase", "as_is", "raw_view"]
+__all__ = ["Acquire", "Load", "PollerOptions", "PollerBase", "Renew", "as_is", "poll_steps", "raw_view"]
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -100,7 +107,7 @@ def _is_checkpoint(value: object) -> bool:
     return callable(getattr(value, "load", None)) and callable(getattr(value, "save", None))
 
 
-class _PollerBase:
+class PollerBase:
     """Argument checks and bookkeeping shared by both drivers (no I/O)."""
 
     def _setup(
@@ -132,12 +139,15 @@ class _PollerBase:
         self._checkpoint: Checkpoint = checkpoint if checkpoint is not None else MemoryCheckpoint()
         if lease is not None and not isinstance(lease, Lease):
             raise ParameterError(f"lease must be a Lease, got {lease!r}", parameter="lease")
-        if lease is not None and not callable(getattr(self._checkpoint, "fence", None)):
-            raise ParameterError(
-                f"lease= needs a checkpoint that checks fencing tokens, got {self._checkpoint!r}: "
-                "pass RedisCheckpoint(url, key=...) or PostgresCheckpoint(url, key=...)",
-                parameter="lease",
-            )
+        self._fenced: Optional[FencedCheckpoint] = None  # the checkpoint, when a lease fences it
+        if lease is not None:
+            if not isinstance(self._checkpoint, FencedCheckpoint):
+                raise ParameterError(
+                    f"lease= needs a checkpoint that checks fencing tokens, got {self._checkpoint!r}: "
+                    "pass RedisCheckpoint(url, key=...) or PostgresCheckpoint(url, key=...)",
+                    parameter="lease",
+                )
+            self._fenced = self._checkpoint
         self._lease = lease
         self._clock = clock or _now
         self._rand = rand or random.random
@@ -367,3 +377,9 @@ class _PollerBase:
             "its own checkpoint (another path or key), or delete this one to start over",
             differences=differs,
         )
+
+
+def poll_steps(poller: PollerBase) -> Generator[IOStep, object, None]:
+    """``poller``'s steps holding ``poller`` as given: the drivers pass a weak proxy, so a
+    poller nobody holds is freed at once (a bound method would hold it strongly)."""
+    return PollerBase._steps(poller)

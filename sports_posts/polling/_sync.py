@@ -16,14 +16,14 @@ from .._transport import SyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, Sleep, log
-from ._base import Acquire, Load, PollerOptions, Renew, _PollerBase, as_is, raw_view
+from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_steps, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
 
 __all__ = ["Poller"]
 
 
-class Poller(_PollerBase):
+class Poller(PollerBase):
     """Delivers every post matching the filters once, in batches, each oldest first.
 
     Iterate it: ``for batch in poller``. The checkpoint advances only when the next batch
@@ -102,7 +102,8 @@ class Poller(_PollerBase):
 
     def _load(self, token: Optional[int]) -> Optional[PollState]:
         if token is not None:
-            self._checkpoint.fence(token)  # type: ignore[attr-defined]  # checked by _setup
+            assert self._fenced is not None  # a token comes with a lease, checked by _setup
+            self._fenced.fence(token)
         return self._checkpoint.load()
 
     def _lease_step(self, step: Union[Acquire, Renew]) -> object:
@@ -124,7 +125,7 @@ class Poller(_PollerBase):
         self = weakref.proxy(self)
         if self._stop_requested():
             return
-        steps = _PollerBase._steps(self)  # on the proxy: the steps hold the poller weakly
+        steps = poll_steps(self)  # on the proxy: the steps hold the poller weakly
         try:
             step = advance(steps, None)
             while not isinstance(step, Done):

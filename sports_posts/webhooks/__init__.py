@@ -18,16 +18,13 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .._errors import SignatureVerificationError as SignatureVerificationError
     from .._errors import WebhookPayloadError as WebhookPayloadError
     from .._vocabulary import WebhookHeaders as WebhookHeaders
-    from ._inbox_protocol import Inbox as Inbox
-    from ._postgres import PostgresDedupeStore as PostgresDedupeStore
-    from ._postgres import PostgresInbox as PostgresInbox
-    from ._redis_inbox import RedisInbox as RedisInbox
     from ._store import StoreError as StoreError
     from .dedupe import AsyncDedupeStore as AsyncDedupeStore
     from .dedupe import DedupeStore as DedupeStore
-    from .dedupe import MemoryDedupeStore as MemoryDedupeStore
-    from .dedupe import RedisDedupeStore as RedisDedupeStore
-    from .dedupe import SQLiteDedupeStore as SQLiteDedupeStore
+    from .dedupe.memory import MemoryDedupeStore as MemoryDedupeStore
+    from .dedupe.postgres import PostgresDedupeStore as PostgresDedupeStore
+    from .dedupe.redis import RedisDedupeStore as RedisDedupeStore
+    from .dedupe.sqlite import SQLiteDedupeStore as SQLiteDedupeStore
     from .errors import ReplayedWebhookError as ReplayedWebhookError
     from .errors import StoreDataLostError as StoreDataLostError
     from .errors import StoreUnavailableError as StoreUnavailableError
@@ -42,8 +39,11 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .events import WebhookEvent as WebhookEvent
     from .events import construct_event as construct_event
     from .filters import SubscriptionFilter as SubscriptionFilter
+    from .inbox import Inbox as Inbox
     from .inbox import InboxEntry as InboxEntry
-    from .inbox import SQLiteInbox as SQLiteInbox
+    from .inbox.postgres import PostgresInbox as PostgresInbox
+    from .inbox.redis import RedisInbox as RedisInbox
+    from .inbox.sqlite import SQLiteInbox as SQLiteInbox
     from .receiver import DEFAULT_HANDLER_TIMEOUT as DEFAULT_HANDLER_TIMEOUT
     from .receiver import Handler as Handler
     from .receiver import WebhookReceiver as WebhookReceiver
@@ -119,16 +119,13 @@ _LAZY = {
     "WebhookPayloadError": ".._errors",
     "sign_payload": ".signature",
     "verify_signature": ".signature",
-    "Inbox": "._inbox_protocol",
-    "PostgresDedupeStore": "._postgres",
-    "PostgresInbox": "._postgres",
-    "RedisInbox": "._redis_inbox",
     "StoreError": "._store",
     "AsyncDedupeStore": ".dedupe",
     "DedupeStore": ".dedupe",
-    "MemoryDedupeStore": ".dedupe",
-    "RedisDedupeStore": ".dedupe",
-    "SQLiteDedupeStore": ".dedupe",
+    "MemoryDedupeStore": ".dedupe.memory",
+    "PostgresDedupeStore": ".dedupe.postgres",
+    "RedisDedupeStore": ".dedupe.redis",
+    "SQLiteDedupeStore": ".dedupe.sqlite",
     "DEFAULT_CLOCK_SKEW": ".events",
     "DEFAULT_TOLERANCE": ".events",
     "AltSource": ".events",
@@ -140,8 +137,11 @@ _LAZY = {
     "WebhookEvent": ".events",
     "construct_event": ".events",
     "SubscriptionFilter": ".filters",
+    "Inbox": ".inbox",
     "InboxEntry": ".inbox",
-    "SQLiteInbox": ".inbox",
+    "PostgresInbox": ".inbox.postgres",
+    "RedisInbox": ".inbox.redis",
+    "SQLiteInbox": ".inbox.sqlite",
     "DEFAULT_HANDLER_TIMEOUT": ".receiver",
     "Handler": ".receiver",
     "WebhookReceiver": ".receiver",

@@ -12,17 +12,16 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .._errors import SignatureVerificationError, WebhookPayloadError
 from .._vocabulary import WebhookHeaders
 from .errors import ReplayedWebhookError, StoreDataLostError
-from .events import WebhookEvent, _verified_event, check_sent_at
+from .events import WebhookEvent, check_sent_at, parse_event
 from .filters import SubscriptionFilter
-from .signature import Payload, Secret
+from .signature import Payload, Secret, verify_signature
 
 logger = logging.getLogger("sports_posts.webhooks")
 
@@ -102,7 +101,8 @@ def verify(
 ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent]]:
     """The answer when the request ends here, else the verified event still to be claimed."""
     try:
-        event = _verified_event(body, signature, delivery_id, secret, header_names)
+        verify_signature(body, signature, secret, header_names=header_names)
+        event = parse_event(body, delivery_id)
         check_sent_at(event, tolerance, clock_skew, now)
     except ReplayedWebhookError as exc:
         logger.warning("signed webhook outside the replay window rejected (400): %s", exc)
@@ -122,15 +122,17 @@ def verify(
     return None, event
 
 
-def claim_steps(deadline: float) -> Step:
-    """After a first claim failed: ``duplicate``, ``claimed`` (the other attempt gave it up),
-    or ``in_progress`` once ``deadline`` (``time.monotonic``) passed with an attempt still in
-    flight. Yields ``(store method, 0)`` or ``("wait", seconds)`` and receives the store's
-    answer; the runner's sync and async drivers run it."""
+def claim_steps(deadline: float, now: Callable[[], float]) -> Step:
+    """The whole claim of a key: ``claimed``, ``duplicate``, or ``in_progress`` once
+    ``deadline`` (on ``now``'s scale) passed with another attempt still in flight. Yields
+    ``(store method, 0)`` or ``("wait", seconds)`` and receives the store's answer; the
+    receiver's sync and async drivers run it."""
+    if (yield ("claim", 0.0)):  # the usual delivery: one store call decides
+        return "claimed"
     while True:
         if (yield ("is_complete", 0.0)):
             return "duplicate"
-        remaining = deadline - time.monotonic()
+        remaining = deadline - now()
         if remaining <= 0:
             return "in_progress"
         # A handler of this process settling wakes the sync driver at once; another

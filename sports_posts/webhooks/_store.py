@@ -1,17 +1,47 @@
-"""The checks of what the webhook stores are given, and ``StoreError`` where it was always imported.
+"""What every webhook store shares: the default durations, the checks of what a store is given,
+claim tokens, and ``StoreError`` where it was always imported.
 
 The plumbing (connections, error translation, schema) is the store layer's, ``sports_posts._stores``.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
+import uuid
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import _utils
 from .._errors import ParameterError
 from .._stores.errors import StoreError
 
-__all__ = ["StoreError", "check_body", "check_key", "check_retries"]
+if TYPE_CHECKING:
+    from .._stores.postgres import Postgres
+
+__all__ = [
+    "DEFAULT_LEASE",
+    "DEFAULT_TTL",
+    "MAX_TTL",
+    "ClaimTokens",
+    "PostgresClock",
+    "PostgresStore",
+    "StoreError",
+    "check_body",
+    "check_key",
+    "check_retries",
+    "check_ttl_and_lease",
+    "lease_of",
+]
+
+DEFAULT_TTL = 48 * 3600.0
+"""Seconds a completed key is remembered: far beyond the ~31 minute retry horizon."""
+DEFAULT_LEASE = 300.0
+"""Seconds a claim survives without ``complete``/``release``: a dead worker's claim then lapses.
+
+Shorter than the gaps between the later retries (4, 8, 16 minutes), so a retry after a crash
+is still processed; longer than a receiver needs between claim and answer.
+"""
 
 
 def check_key(key: object) -> str:
@@ -42,3 +72,90 @@ def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int,
 
 MAX_ATTEMPTS_LIMIT = 1000
 """The most attempts an inbox makes of one event (its backoff's last wait repeats)."""
+
+
+class ClaimTokens:
+    """Claim tokens unique across processes and hosts: one random prefix per store, then a
+    counter (a uuid4 per claim costs a system call on the hot path)."""
+
+    def __init__(self) -> None:
+        self._prefix = uuid.uuid4().hex[:16]
+        self._counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        return f"{self._prefix}{next(self._counter):x}"
+
+
+MAX_TTL = 366 * 86400.0
+"""The longest ``ttl``/``retention``: a year; a lease is at most a day (``_utils.ONE_DAY``)."""
+
+
+def check_ttl_and_lease(ttl: float, lease: float, *, ttl_name: str = "ttl") -> tuple[float, float]:
+    """A store's memory and lease in seconds: finite, above 0, bounded (nan, inf refused)."""
+    return _utils.seconds(ttl_name, ttl, maximum=MAX_TTL), _utils.seconds("lease", lease)
+
+
+def lease_of(store: object) -> float:
+    """Seconds an entry or claim stays with its worker: the store's ``lease``, else a minute."""
+    lease = getattr(store, "lease", None)
+    if isinstance(lease, (int, float)) and not isinstance(lease, bool) and lease > 0:
+        return float(lease)
+    return 60.0
+
+
+PostgresClock = Optional[Callable[[], float]]
+"""A PostgreSQL store's clock in epoch seconds; ``None`` reads the server's, one clock for all machines."""
+
+_SWEEP_EVERY = 1000  # claims or completions between two deletes of expired rows
+
+
+class PostgresStore:
+    """Connection, clock, sweep cadence, ``migrate`` and ``close`` shared by the PostgreSQL dedupe store and inbox."""
+
+    _db: Postgres
+
+    def __init__(
+        self,
+        url_or_connection: Any,
+        *,
+        clock: PostgresClock,
+        connect_timeout: float,
+        statement_timeout: float,
+        auto_migrate: bool,
+    ) -> None:
+        from .._stores.postgres import (
+            Postgres,  # psycopg's plumbing loads with a PostgreSQL store only
+        )
+
+        self._db = Postgres(
+            type(self).__name__, url_or_connection, connect_timeout=connect_timeout,
+            statement_timeout=statement_timeout, auto_migrate=auto_migrate,
+        )
+        self._clock = clock
+        self._ops = 0
+        self._ops_lock = threading.Lock()
+
+    def _now(self) -> Optional[float]:
+        return None if self._clock is None else self._clock()
+
+    def _sweep_due(self) -> bool:
+        with self._ops_lock:
+            self._ops += 1
+            return self._ops % _SWEEP_EVERY == 0
+
+    def migrate(self) -> None:
+        """Create every table of the SDK's stores if missing (``sports_posts/_stores/schema.sql``
+        holds the same SQL)."""
+        self._db.migrate()
+
+    async def amigrate(self) -> None:
+        """``migrate`` on an async connection."""
+        await self._db.amigrate()
+
+    def close(self) -> None:
+        """Close this thread's own connection (a connection you passed stays open)."""
+        self._db.close()
+
+    async def aclose(self) -> None:
+        """Close this event loop's own async connection (and this thread's sync one)."""
+        await self._db.aclose()

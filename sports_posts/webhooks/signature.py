@@ -21,6 +21,7 @@ from .._vocabulary import (
     WebhookHeaders,
     header_names_or_default,
 )
+from ._common import secret_keys
 
 __all__ = [
     "DELIVERY_HEADER",
@@ -79,34 +80,6 @@ def _hmac_sha256(secret: Union[str, bytes], body: bytes) -> bytes:
     mac = _hmac_for(secret).copy()
     mac.update(body)
     return mac.digest()
-
-
-def _secret_keys(secret: object) -> list[bytes]:
-    """The secrets as HMAC keys; a bad secret is our customer's configuration error."""
-    if isinstance(secret, (str, bytes, bytearray)):
-        candidates: list[object] = [secret]
-    elif isinstance(secret, Sequence):
-        candidates = list(secret)
-    else:
-        raise ParameterError(
-            "secret must be a str, bytes or a sequence of them", parameter="secret"
-        )
-    keys: list[bytes] = []
-    for candidate in candidates:
-        if isinstance(candidate, str):
-            key = candidate.encode("utf-8", "surrogatepass")
-        elif isinstance(candidate, (bytes, bytearray)):
-            key = bytes(candidate)
-        else:
-            raise ParameterError(
-                "secret must be a str, bytes or a sequence of them", parameter="secret"
-            )
-        if not key:
-            raise ParameterError("a signing secret must not be empty", parameter="secret")
-        keys.append(key)
-    if not keys:
-        raise ParameterError("at least one signing secret is needed", parameter="secret")
-    return keys
 
 
 def _payload_bytes(payload: object) -> bytes:
@@ -197,7 +170,7 @@ def verify_signature(
                 raise _mismatch(header_names_or_default(header_names))
             return
     names = header_names_or_default(header_names)
-    keys = _secret_keys(secret)
+    keys = secret_keys(secret)
     body = _payload_bytes(payload)
     expected = _signature_digest(signature, names.signature)
     matched = False
@@ -221,7 +194,7 @@ def sign_payload(payload: Payload, secret: Union[str, bytes]) -> str:
 
     For customers' own tests; takes one secret, the one the service signs with.
     """
-    keys = _secret_keys(secret)
+    keys = secret_keys(secret)
     if len(keys) != 1 or not isinstance(secret, (str, bytes, bytearray)):
         raise ParameterError("sign_payload takes exactly one secret", parameter="secret")
     try:

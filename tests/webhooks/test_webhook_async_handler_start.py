@@ -312,7 +312,7 @@ def test_the_request_task_is_current_again_after_the_handlers_first_step() -> No
 
 
 def test_the_rest_of_a_started_handler_can_also_be_awaited() -> None:
-    from sports_posts.webhooks.receiver import _Resumed
+    from sports_posts.webhooks._engine import _Resumed
 
     async def body(future: asyncio.Future[int]) -> bool:
         return await future == 3

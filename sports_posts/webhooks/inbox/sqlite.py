@@ -1,10 +1,4 @@
-"""A durable SQLite inbox: an event is stored before the 2xx, then drained with retries.
-
-Answering 2xx ends the service's retries (spec 6.5), so a receiver that acknowledges and
-then crashes would lose the event. With an inbox the 2xx only follows a committed row, and
-a worker drains rows with its own backoff; rows that keep failing become ``dead`` and stay
-inspectable (``SQLiteInbox.dead``) and replayable (``SQLiteInbox.requeue``).
-"""
+"""The SQLite inbox: events committed to one file before they are acknowledged."""
 
 from __future__ import annotations
 
@@ -15,49 +9,20 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
-from .. import _utils
-from .._errors import ParameterError
-from .._stores.sqlite import thread_connection, typed_errors
-from ._store import check_retries
-from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
+from ... import _utils
+from ..._errors import ParameterError
+from ..._stores.sqlite import thread_connection, typed_errors
+from .._store import DEFAULT_LEASE, DEFAULT_TTL, check_retries, check_ttl_and_lease
+from ._entry import DEFAULT_BACKOFF, InboxEntry
 
 if TYPE_CHECKING:
     from os import PathLike
 
-__all__ = ["DEFAULT_BACKOFF", "InboxEntry", "SQLiteInbox"]
+__all__ = ["SQLiteInbox"]
 
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
-
-DEFAULT_BACKOFF: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 1800.0)
-"""Seconds before attempt 2, 3, ...; the last value repeats until ``max_attempts``."""
-
-
-DIED = "leased {n} times without an outcome (workers died)"
-"""A dead entry's ``last_error`` when its workers died rather than failed (every engine)."""
-
-
-@dataclass(frozen=True)
-class InboxEntry:
-    """One stored event: the verified raw body, so nothing is lost to a model change.
-
-    ``attempts`` counts handler runs that *ended* (``mark_done`` or ``mark_failed``); a run
-    whose worker died ends nothing, so an entry can go ``dead`` showing fewer attempts than
-    ``max_attempts``: every engine also counts the times an entry was leased, and one leased
-    ``max_attempts`` times without an outcome is dead with ``last_error`` set to
-    ``"leased N times without an outcome (workers died)"``. Otherwise a dead entry's
-    ``last_error`` is the error its last failed run reported.
-    """
-
-    key: str
-    body: bytes
-    delivery_id: Optional[str]
-    attempts: int
-    state: str
-    last_error: Optional[str]
-    token: str = ""
 
 
 def _lenient_text(data: bytes) -> str:
@@ -95,7 +60,7 @@ class SQLiteInbox:
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         self.retention: float
         self.lease: float
-        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
         _utils.seconds("busy_timeout", busy_timeout)
         self._clock = clock
         self._busy_timeout = busy_timeout

@@ -1,4 +1,13 @@
-"""The interface every inbox offers, so ``WebhookReceiver`` takes SQLite, PostgreSQL or Redis."""
+"""Inboxes: an event is stored before the 2xx, then drained with retries.
+
+Answering 2xx ends the service's retries (spec 6.5), so a receiver that acknowledges and
+then crashes would lose the event. With an inbox the 2xx only follows a committed row, and
+a worker drains rows with its own backoff; rows that keep failing become ``dead`` and stay
+inspectable (``Inbox.dead``) and replayable (``Inbox.requeue``).
+
+The ``Inbox`` protocol is what ``WebhookReceiver`` takes: SQLite (``inbox.sqlite``),
+PostgreSQL (``inbox.postgres``) or Redis (``inbox.redis``).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +15,9 @@ from typing import Optional
 
 from typing_extensions import Protocol, runtime_checkable
 
-from .inbox import InboxEntry
+from ._entry import DEFAULT_BACKOFF, DIED, InboxEntry
 
-__all__ = ["Inbox"]
+__all__ = ["DEFAULT_BACKOFF", "DIED", "Inbox", "InboxEntry", "SQLiteInbox"]
 
 
 @runtime_checkable
@@ -62,3 +71,7 @@ class Inbox(Protocol):
     def close(self) -> None:
         """Release connections."""
         ...
+
+
+# The SQLite inbox, importable from here as before.
+from .sqlite import SQLiteInbox  # noqa: E402

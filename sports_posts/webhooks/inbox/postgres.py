@@ -1,249 +1,34 @@
-"""The PostgreSQL stores (extra ``postgres``): a dedupe store with an exactly-once form, and an inbox.
+"""The PostgreSQL inbox (extra ``postgres``), drained by workers on many machines at once.
 
-Coordination is PostgreSQL's own: a primary key and ``INSERT ... ON CONFLICT`` for claims,
-``SELECT ... FOR UPDATE SKIP LOCKED`` for the queue (as River, Oban, good_job and Que do).
-Every method has an ``a``-prefixed async twin running the same statements on psycopg's
-``AsyncConnection``.
+Coordination is PostgreSQL's own: ``SELECT ... FOR UPDATE SKIP LOCKED`` for the queue (as
+River, Oban, good_job and Que do). Every method has an ``a``-prefixed async twin running the
+same statements on psycopg's ``AsyncConnection``.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
-from .._errors import ParameterError
-from .._stores.postgres import NOW, Postgres, Result, Statement, check_in_transaction
-from ._store import check_body, check_key, check_retries
-from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations, _Tokens
-from .inbox import DEFAULT_BACKOFF, InboxEntry
+from ..._errors import ParameterError
+from ..._stores.postgres import NOW, Result, Statement
+from .._store import (
+    DEFAULT_LEASE,
+    DEFAULT_TTL,
+    PostgresClock,
+    PostgresStore,
+    check_body,
+    check_key,
+    check_retries,
+    check_ttl_and_lease,
+)
+from ._entry import DEFAULT_BACKOFF, InboxEntry
 
-__all__ = ["PostgresDedupeStore", "PostgresInbox"]
+__all__ = ["PostgresInbox"]
 
 logger = logging.getLogger("sports_posts.webhooks")
-
-Clock = Optional[Callable[[], float]]
-
-_SWEEP_EVERY = 1000  # claims or completions between two deletes of expired rows
-
-
-class _PostgresStore:
-    """Connection, clock and repr shared by both stores."""
-
-    _db: Postgres
-
-    def __init__(
-        self,
-        url_or_connection: Any,
-        *,
-        clock: Clock,
-        connect_timeout: float,
-        statement_timeout: float,
-        auto_migrate: bool,
-    ) -> None:
-        self._db = Postgres(
-            type(self).__name__, url_or_connection, connect_timeout=connect_timeout,
-            statement_timeout=statement_timeout, auto_migrate=auto_migrate,
-        )
-        self._clock = clock
-        self._ops = 0
-        self._ops_lock = threading.Lock()
-
-    def _now(self) -> Optional[float]:
-        return None if self._clock is None else self._clock()
-
-    def _sweep_due(self) -> bool:
-        with self._ops_lock:
-            self._ops += 1
-            return self._ops % _SWEEP_EVERY == 0
-
-    def migrate(self) -> None:
-        """Create every table of the SDK's stores if missing (``sports_posts/_stores/schema.sql``
-        holds the same SQL)."""
-        self._db.migrate()
-
-    async def amigrate(self) -> None:
-        """``migrate`` on an async connection."""
-        await self._db.amigrate()
-
-    def close(self) -> None:
-        """Close this thread's own connection (a connection you passed stays open)."""
-        self._db.close()
-
-    async def aclose(self) -> None:
-        """Close this event loop's own async connection (and this thread's sync one)."""
-        await self._db.aclose()
-
-
-class PostgresDedupeStore(_PostgresStore):
-    """Dedupe claims in a PostgreSQL table, shared by every host of a fleet.
-
-    ``claim``/``complete``/``release``/``is_complete`` are the ``DedupeStore`` protocol
-    (at-least-once plus dedupe, like the SQLite and Redis stores). ``claim_in`` is the
-    stronger form: the claim is a row written inside *your* transaction, so your writes and
-    the "done" mark commit or roll back together (an exactly-once effect).
-
-    ``url_or_connection`` is a ``postgresql://`` URL or a ``psycopg`` (Async)Connection in
-    autocommit mode; ``clock=None`` reads the server's clock, one clock for all machines.
-    """
-
-    def __init__(
-        self,
-        url_or_connection: Any,
-        *,
-        ttl: float = DEFAULT_TTL,
-        lease: float = DEFAULT_LEASE,
-        clock: Clock = None,
-        connect_timeout: float = 10.0,
-        statement_timeout: float = 30.0,
-        auto_migrate: bool = True,
-    ) -> None:
-        self.ttl: float
-        self.lease: float
-        self.ttl, self.lease = _check_durations(ttl, lease)
-        super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
-                         statement_timeout=statement_timeout, auto_migrate=auto_migrate)
-        self._tokens: dict[str, str] = {}
-        self._new_token = _Tokens()
-        self._tokens_lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"PostgresDedupeStore({self._db!r}, ttl={self.ttl:g}, lease={self.lease:g})"
-
-    # -- statements and their meaning (shared by sync and async) ------------------------
-
-    def _claim_sql(self, key: str, token: str) -> list[Statement]:
-        # One upsert: a new claim, or a takeover of one whose lease or ttl has passed. The
-        # primary key makes concurrent claims of one key wait for each other: one wins.
-        statements: list[Statement] = [(
-            "INSERT INTO sports_posts_claims (key, token, expires_at)"
-            f" VALUES (%(key)s, %(token)s, {NOW} + %(lease)s)"
-            " ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at"
-            f" WHERE sports_posts_claims.expires_at <= {NOW}",
-            {"key": check_key(key), "token": token, "lease": self.lease, "now": self._now()},
-        )]
-        if self._sweep_due():
-            statements.append((f"DELETE FROM sports_posts_claims WHERE expires_at <= {NOW}", {"now": self._now()}))
-        return statements
-
-    def _claimed(self, key: str, token: str, results: list[Result]) -> bool:
-        claimed = results[0][0] == 1
-        if claimed:
-            with self._tokens_lock:
-                self._tokens[key] = token
-        return claimed
-
-    def _complete_sql(self, key: str) -> tuple[str, list[Statement]]:
-        with self._tokens_lock:
-            token = self._tokens.pop(key, "")
-        # Done wins over any claim; the old token (read in the same statement) tells whether
-        # this worker's lease lapsed meanwhile.
-        return token, [(
-            "WITH prior AS (SELECT token FROM sports_posts_claims WHERE key = %(key)s)"
-            f" INSERT INTO sports_posts_claims (key, token, expires_at) VALUES (%(key)s, '', {NOW} + %(ttl)s)"
-            " ON CONFLICT (key) DO UPDATE SET token = '', expires_at = excluded.expires_at"
-            " RETURNING (SELECT token FROM prior)",
-            {"key": key, "ttl": self.ttl, "now": self._now()},
-        )]
-
-    @staticmethod
-    def _completed(key: str, token: str, results: list[Result]) -> None:
-        prior = results[0][1][0][0] if results[0][1] else None
-        if token and prior != token:
-            logger.warning("completed %s after its lease lapsed; another worker may process it too", key)
-
-    def _release_sql(self, key: str) -> list[Statement]:
-        with self._tokens_lock:
-            token = self._tokens.pop(key, "")
-        return [(
-            "DELETE FROM sports_posts_claims WHERE key = %(key)s AND token != ''"
-            " AND (%(token)s = '' OR token = %(token)s)",
-            {"key": key, "token": token},
-        )]
-
-    def _is_complete_sql(self, key: str) -> list[Statement]:
-        return [(
-            f"SELECT 1 FROM sports_posts_claims WHERE key = %(key)s AND token = '' AND expires_at > {NOW}",
-            {"key": key, "now": self._now()},
-        )]
-
-    def _claim_in_sql(self, key: str) -> list[Statement]:
-        # Inside the caller's transaction: the primary key makes a second transaction with the
-        # same key wait for the first, then see its committed row (False) or, if it rolled
-        # back, insert its own (True). A row older than the ttl is taken over.
-        return [(
-            f"INSERT INTO sports_posts_effects (key, done_at) VALUES (%(key)s, {NOW})"
-            " ON CONFLICT (key) DO UPDATE SET done_at = excluded.done_at"
-            f" WHERE sports_posts_effects.done_at <= {NOW} - %(ttl)s RETURNING 1",
-            {"key": check_key(key), "ttl": self.ttl, "now": self._now()},
-        )]
-
-    def _claim_in_statements(self, key: str) -> list[Statement]:
-        # Now and then the expired rows go too, in the same transaction: claim_in runs on the
-        # caller's connection only (behind a pooler, a second one may be all there is).
-        statements = self._claim_in_sql(key)
-        if self._sweep_due():
-            statements.insert(0, (f"DELETE FROM sports_posts_effects WHERE done_at <= {NOW} - %(ttl)s",
-                                  {"ttl": self.ttl, "now": self._now()}))
-        return statements
-
-    # -- sync ----------------------------------------------------------------------------
-
-    def claim(self, key: str) -> bool:
-        """Claim ``key`` for ``lease`` seconds; true only for the first claimant (or after a lapse)."""
-        token = self._new_token()
-        return self._claimed(key, token, self._db.run(self._claim_sql(key, token)))
-
-    def complete(self, key: str) -> None:
-        """Mark ``key`` done for ``ttl`` seconds."""
-        token, statements = self._complete_sql(key)
-        self._completed(key, token, self._db.run(statements))
-
-    def release(self, key: str) -> None:
-        """Free this worker's claim so that the next retry is processed."""
-        self._db.run(self._release_sql(key))
-
-    def is_complete(self, key: str) -> bool:
-        """Whether ``key`` is done."""
-        return bool(self._db.run(self._is_complete_sql(key))[0][1])
-
-    def claim_in(self, connection: Any, key: str) -> bool:
-        """Claim ``key`` inside your open transaction on ``connection``: true the first time.
-
-        Do your writes after a true answer, in the same transaction. If it commits, ``key``
-        is done with them; if it rolls back or the process dies first, neither happened and
-        the next attempt claims again. False: a committed transaction already did the work.
-        """
-        check_in_transaction(type(self).__name__, connection)
-        return bool(self._db.run(self._claim_in_statements(key), connection=connection)[-1][1])
-
-    # -- async ---------------------------------------------------------------------------
-
-    async def aclaim(self, key: str) -> bool:
-        """``claim`` on an async connection."""
-        token = self._new_token()
-        return self._claimed(key, token, await self._db.arun(self._claim_sql(key, token)))
-
-    async def acomplete(self, key: str) -> None:
-        """``complete`` on an async connection."""
-        token, statements = self._complete_sql(key)
-        self._completed(key, token, await self._db.arun(statements))
-
-    async def arelease(self, key: str) -> None:
-        """``release`` on an async connection."""
-        await self._db.arun(self._release_sql(key))
-
-    async def ais_complete(self, key: str) -> bool:
-        """``is_complete`` on an async connection."""
-        return bool((await self._db.arun(self._is_complete_sql(key)))[0][1])
-
-    async def aclaim_in(self, connection: Any, key: str) -> bool:
-        """``claim_in`` inside your transaction on a ``psycopg.AsyncConnection``."""
-        check_in_transaction(type(self).__name__, connection)
-        return bool((await self._db.arun(self._claim_in_statements(key), connection=connection))[-1][1])
-
 
 _ENTRY_COLUMNS = "key, body, delivery_id, attempts, state, last_error, token"
 
@@ -252,7 +37,7 @@ def _entries(rows: Sequence[tuple[Any, ...]]) -> list[InboxEntry]:
     return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
 
 
-class PostgresInbox(_PostgresStore):
+class PostgresInbox(PostgresStore):
     """A durable inbox in a PostgreSQL table, drained by workers on many machines at once.
 
     Same interface and states as ``SQLiteInbox``. Workers lease rows with
@@ -270,7 +55,7 @@ class PostgresInbox(_PostgresStore):
         backoff: Sequence[float] = DEFAULT_BACKOFF,
         lease: float = DEFAULT_LEASE,
         retention: float = DEFAULT_TTL,
-        clock: Clock = None,
+        clock: PostgresClock = None,
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
@@ -280,7 +65,7 @@ class PostgresInbox(_PostgresStore):
         self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
         self.retention: float
         self.lease: float
-        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 

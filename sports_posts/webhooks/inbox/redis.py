@@ -16,12 +16,18 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from .. import _utils
-from .._errors import ParameterError
-from .._stores.redis import Name, Redis
-from ._store import check_body, check_key, check_retries
-from .dedupe import DEFAULT_LEASE, DEFAULT_TTL, _check_durations
-from .inbox import DEFAULT_BACKOFF, InboxEntry
+from ... import _utils
+from ..._errors import ParameterError
+from ..._stores.redis import Name, Redis
+from .._store import (
+    DEFAULT_LEASE,
+    DEFAULT_TTL,
+    check_body,
+    check_key,
+    check_retries,
+    check_ttl_and_lease,
+)
+from ._entry import DEFAULT_BACKOFF, InboxEntry
 
 __all__ = ["RedisInbox"]
 
@@ -231,7 +237,7 @@ class RedisInbox:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
         self.retention: float
         self.lease: float
-        self.retention, self.lease = _check_durations(retention, lease, ttl_name="retention")
+        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
         _utils.seconds("socket_timeout", socket_timeout)
         self.prefix: str
         self.group: str

@@ -1,0 +1,109 @@
+"""The webhook receiver's inbox worker: a thread that drains the inbox through the handler engine."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable, Optional
+
+from .._errors import WebhookPayloadError
+from ._engine import HandlerEngine
+from ._store import lease_of
+from .events import parse_event
+from .inbox import Inbox, InboxEntry
+
+__all__ = ["InboxWorker"]
+
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
+
+
+class InboxWorker:
+    """Takes the inbox's due entries, runs the handler on each (``engine``), and records the
+    outcome while the entry's lease lasts; ``ensure_started`` runs that in a daemon thread
+    every ``poll_interval`` seconds or when ``wake`` is set, until ``stopping`` is set."""
+
+    def __init__(
+        self,
+        inbox: Inbox,
+        engine: HandlerEngine,
+        *,
+        poll_interval: float,
+        start_worker: bool,
+        stopping: threading.Event,
+        wake: threading.Event,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.inbox = inbox
+        self._engine = engine
+        self._poll_interval, self._start_worker = poll_interval, start_worker
+        self._stopping, self._wake, self._clock = stopping, wake, clock
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+
+    def run_once(self, limit: int = 16) -> int:
+        """Process the entries that are due now; returns how many were taken."""
+        # The entries' leases start now: their outcomes may be recorded until they lapse.
+        until = self._clock() + lease_of(self.inbox)
+        entries = self.inbox.take_due(limit)
+        if len(entries) <= 1:
+            for entry in entries:
+                self._process_entry(entry, until)
+        else:
+            for future in [self._engine.executor().submit(self._process_entry, e, until) for e in entries]:
+                future.result()
+        return len(entries)
+
+    def _process_entry(self, entry: InboxEntry, until: float) -> None:
+        inbox, record = self.inbox, self._engine.record
+        try:
+            event = parse_event(entry.body, entry.delivery_id)
+        except WebhookPayloadError as exc:  # verified when stored; only a model change gets here
+            logger.error("inbox entry %s no longer parses: %s", entry.key, exc)
+            reason = str(exc)
+            record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, reason, permanent=True))
+            return
+        try:
+            self._engine.call_handler(event)
+        except Exception as exc:
+            logger.exception("webhook handler failed for %s (attempt %d)", entry.key, entry.attempts + 1)
+            error = f"{type(exc).__name__}: {exc}"
+            record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, error))
+        else:
+            record("mark_done", entry.key, until, lambda: inbox.mark_done(entry))
+
+    def ensure_started(self) -> None:
+        """Start the worker thread unless it runs (or ``start_worker=False`` leaves draining to the caller)."""
+        if not self._start_worker:
+            return
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._loop, name="sports-posts-inbox", daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.clear()
+            try:
+                taken = self.run_once()
+            except Exception:
+                logger.exception("inbox worker failed; retrying after the poll interval")
+                taken = 0
+            if taken:
+                continue
+            wait = self._poll_interval
+            try:
+                due = self.inbox.next_due()
+            except Exception:
+                due = None
+            if due is not None:
+                wait = max(0.0, min(wait, due - time.time()))
+            self._wake.wait(wait)
+
+    def join(self, timeout: Optional[float]) -> None:
+        """Wait for the worker thread to end (after ``stopping`` was set)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
