@@ -25,7 +25,7 @@ from sports_posts.polling import Lease
 
 API_KEY = "sk_test_never_decides_0123456789"
 BASE = "https://api.test/v1"
-ACCOUNT = {"ids_to_delete": ["1", "2"]}
+ACCOUNT = {"ids_to_delete": ["1", "2"], "as_of": "2030-01-01T00:00:00Z"}
 
 
 def ok(request: httpx.Request) -> httpx.Response:
