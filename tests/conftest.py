@@ -70,7 +70,7 @@ def redis_url() -> Iterator[str]:
 
     `.ci/run` installs Debian's redis-server; a missing binary is an error, not a skip.
     """
-    from tests.servers import ServerError, private_redis
+    from support.servers import ServerError, private_redis
 
     try:
         with private_redis() as url:
@@ -98,7 +98,7 @@ def postgres_url() -> Iterator[str]:
 
     `.ci/test` installs Debian's postgresql; a missing binary is an error, not a skip.
     """
-    from tests.servers import ServerError, private_postgres
+    from support.servers import ServerError, private_postgres
 
     try:
         with private_postgres() as url:

@@ -45,7 +45,7 @@ def store_url(request: pytest.FixtureRequest) -> str:
 
 
 def _pgbouncer(postgres_url: str, pool_mode: str) -> Iterator[str]:
-    from tests.servers import ServerError, private_pgbouncer
+    from support.servers import ServerError, private_pgbouncer
 
     try:
         with private_pgbouncer(postgres_url, pool_mode) as url:

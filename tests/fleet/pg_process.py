@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from tests.servers import ServerError, free_port, postgres_bindir
+from support.servers import ServerError, free_port, postgres_bindir
 
 
 class PostgresProcess:

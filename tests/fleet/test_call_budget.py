@@ -19,7 +19,7 @@ from sports_posts import (
 )
 from sports_posts._budget import LUA_MONTH_OF, Draw
 from sports_posts.sandbox import Sandbox
-from tests.servers import free_port
+from support.servers import free_port
 
 
 @pytest.fixture(scope="module")

@@ -172,7 +172,7 @@ def test_claim_in_opens_no_connection_of_its_own(pg: str, monkeypatch: pytest.Mo
 
 
 def test_a_failover_loses_nothing_committed_and_needs_no_restart() -> None:
-    from tests.servers import PostgresPair, ServerError
+    from support.servers import PostgresPair, ServerError
 
     try:
         pair = PostgresPair()

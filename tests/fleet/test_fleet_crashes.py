@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from sports_posts.sandbox import Sandbox
-from tests.servers import free_port as _free_port
+from support.servers import free_port as _free_port
 
 WORKER = str(Path(__file__).with_name("fleet_worker.py"))
 ROOT = str(Path(__file__).resolve().parents[2])

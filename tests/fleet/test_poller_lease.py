@@ -22,8 +22,8 @@ from sports_posts import (
 )
 from sports_posts._stores import runner_for
 from sports_posts.polling import Lease, LeaseLostError, PostgresCheckpoint
+from support.fake_service import BASE_URL, FakeClock, FakePostsService
 from tests.polling.conftest import TimeHarness
-from tests.polling.fake_service import BASE_URL, FakeClock, FakePostsService
 
 
 @pytest.fixture

@@ -211,7 +211,7 @@ def test_without_auto_migrate_a_missing_table_is_a_store_error(pg: str) -> None:
 def test_an_unreachable_server_is_a_store_error_without_the_password(
     secrets_never_leak: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from tests.servers import free_port as _free_port
+    from support.servers import free_port as _free_port
 
     password = "pw_s3cret-db-Passw0rd"
     secrets_never_leak.register(password)

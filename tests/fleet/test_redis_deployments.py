@@ -24,7 +24,12 @@ from sports_posts.webhooks import (
     build_test_request,
     sample_payload,
 )
-from tests.servers import SentinelSetup, ServerError, private_redis_cluster, private_redis_sentinel
+from support.servers import (
+    SentinelSetup,
+    ServerError,
+    private_redis_cluster,
+    private_redis_sentinel,
+)
 
 PATIENCE = 30.0  # far past every bound here: a call still running then is unbounded
 

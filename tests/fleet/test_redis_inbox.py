@@ -118,7 +118,7 @@ def test_the_receiver_drains_a_redis_inbox(redis_client: Any, redis_url: str) ->
 
 
 def test_an_unreachable_server_is_a_store_error_without_the_password(secrets_never_leak: Any) -> None:
-    from tests.servers import free_port as _free_port
+    from support.servers import free_port as _free_port
 
     password = "pw_r3dis-Passw0rd-fleet"
     secrets_never_leak.register(password)

@@ -13,7 +13,7 @@ from sports_posts import RedisCheckpoint, SportsPosts
 from sports_posts._request import APICall
 from sports_posts.polling import Commit, Lease, LeaseLostError, Poller
 from sports_posts.polling._base import Acquire, Load, Renew
-from tests.polling.fake_service import T0, FakeClock
+from support.fake_service import T0, FakeClock
 from tests.polling.test_algorithm import page, post
 
 NOWHERE = "redis://127.0.0.1:1/0"  # never contacted: the steps do no I/O

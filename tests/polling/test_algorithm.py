@@ -19,8 +19,7 @@ from sports_posts.polling import (
     Sleep,
     poll_cycles,
 )
-
-from .fake_service import T0
+from support.fake_service import T0
 
 
 def post(post_id: str, seconds: float) -> Post:

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import Poller, PollState, Post, SportsPosts
+from support.fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 
 from .conftest import TimeHarness
-from .fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 
 MODES = ("honest", "absent", "stale", "first-forged", "alternating", "proxy")
 CAREFUL_DATES = ("honest", "stale")
