@@ -13,7 +13,7 @@ import pytest
 
 from sports_posts import SportsPosts
 from support.fake_service import T0, FakeClock, FakePost, FakePostsService
-from tests.hostile.server import Connection, ScriptedServer, head
+from tests.client.hostile.server import Connection, ScriptedServer, head
 
 from .conftest import TimeHarness, ids, make_poller
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import sports_posts as sp
-from tests.core.bodies import INFO
+from tests.client.bodies import INFO
 
 from .conftest import API_KEY, call
 from .server import Connection, ScriptedServer, head

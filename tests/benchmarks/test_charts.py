@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.charts import WIDTH, nice_step, tick_label, ticks
-
-from .snippets import ROOT
+from tests.docs.snippets import ROOT
 
 CHARTS = sorted((ROOT / "docs").glob("*.svg"))
 PHONE_COLUMN_PX = 358  # a 390 px screen less the page's margins

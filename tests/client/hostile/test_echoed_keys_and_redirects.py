@@ -23,7 +23,7 @@ import pytest
 import sports_posts as sp
 import sports_posts._client as client_module
 from sports_posts._decoders import MAX_ERROR_BODY_BYTES
-from tests.core.bodies import INFO
+from tests.client.bodies import INFO
 from tests.stacks import STACKS, module
 
 from .conftest import API_KEY

@@ -58,7 +58,7 @@ def test_an_async_call_that_timed_out_gives_its_connection_back(monkeypatch: pyt
     import httpx
 
     from sports_posts import _client
-    from tests.core.bodies import INFO
+    from tests.client.bodies import INFO
 
     if native and not _client._NATIVE_TIMEOUT:
         pytest.skip("asyncio.timeout is Python 3.11+; older ones take the anyio path, tested beside")

@@ -10,8 +10,6 @@ import pytest
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-from redis_process import RedisProcess
-from webhook_helpers import SECRET, signed
 
 from sports_posts import SportsPostsError
 from sports_posts.webhooks import (
@@ -21,6 +19,8 @@ from sports_posts.webhooks import (
     WebhookEvent,
     WebhookReceiver,
 )
+from tests.webhooks.stores.redis_process import RedisProcess
+from tests.webhooks.webhook_helpers import SECRET, signed
 
 pytestmark = pytest.mark.redis
 KEY = "breaking_news:1790000000000000001"

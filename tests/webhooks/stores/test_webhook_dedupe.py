@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webhook_helpers import FakeClock
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import (
@@ -18,6 +17,7 @@ from sports_posts.webhooks import (
     SQLiteDedupeStore,
 )
 from sports_posts.webhooks.dedupe import DEFAULT_LEASE, DEFAULT_TTL
+from tests.webhooks.webhook_helpers import FakeClock
 
 KEY = "breaking_news:1790000000000000001"
 

@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 import sports_posts as sp
 from sports_posts.models.post import Post
+from tests.client.conftest import page, post
 from tests.runner import Runner
-
-from .conftest import page, post
 
 NESTED = {
     "id": "1790000000000000001",
@@ -188,7 +187,7 @@ def test_arbitrary_json_parses_or_raises_a_typed_error(body: Any) -> None:
     import httpx
 
     from sports_posts._endpoints import posts_list
-    from tests.core.bodies import parse_response
+    from tests.client.bodies import parse_response
 
     response = httpx.Response(200, content=json.dumps(body).encode())
     try:
@@ -230,7 +229,7 @@ def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
     import httpx
 
     from sports_posts._endpoints import posts_list
-    from tests.core.bodies import parse_response
+    from tests.client.bodies import parse_response
 
     seen: list[bool] = []
     call = posts_list({})

@@ -12,7 +12,7 @@ import respx
 
 import sports_posts as sp
 from sports_posts.pagination import DEFAULT_MAX_PAGES, PageLimitError, PaginationError
-from tests.core.conftest import page, post
+from tests.client.conftest import page, post
 from tests.runner import Runner
 
 

@@ -1,5 +1,6 @@
 """Hostile-server tests: each client kind against a raw loopback socket server, and hostile
-answers of a mocked service tried on the sync and the async client (core's fixtures)."""
+answers of a mocked service tried on the sync and the async client (the `api` and `runner`
+fixtures of tests/client/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,6 @@ from typing import Any, Callable
 import pytest
 
 import sports_posts as sp
-from tests.core.conftest import api, runner
-
-__all__ = ["api", "runner"]
 
 API_KEY = "sk_live_HOSTILE_4d1e8b0c2a"
 

@@ -15,7 +15,7 @@ import pytest
 import sports_posts as sp
 from sports_posts._config import DEFAULT_MAX_RESPONSE_BYTES
 from sports_posts._decoders import MAX_ERROR_BODY_BYTES
-from tests.core.bodies import INFO
+from tests.client.bodies import INFO
 
 from .conftest import call
 from .server import Connection, ScriptedServer, gzip_of_zeros, head

@@ -15,7 +15,7 @@ import pytest
 
 import sports_posts as sp
 from sports_posts import _redact
-from tests.hostile.server import Connection, ScriptedServer, head
+from tests.client.hostile.server import Connection, ScriptedServer, head
 from tests.stacks import STACKS, module
 
 API_KEY = "sk_live_LOGECHO_9c2d7e1f0b"

@@ -17,9 +17,8 @@ from sports_posts.resources.raw import (
     PostsWithRawResponse,
     SportsPostsWithRawResponse,
 )
-
-from .bodies import INFO
-from .conftest import API_KEY, BASE_URL, page, post
+from tests.client.bodies import INFO
+from tests.client.conftest import API_KEY, BASE_URL, page, post
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +31,7 @@ def test_mypy_infers_raw_response_of_what_each_method_returns(tmp_path: Path) ->
     # and its "type: ignore" lines on an error mypy no longer reports (strict warns of them).
     out, err, status = api.run([
         "--strict", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path),
-        "--no-error-summary", str(ROOT / "tests" / "core" / "raw_response_typing.py"),
+        "--no-error-summary", str(ROOT / "tests" / "resources" / "raw_response_typing.py"),
     ])
     assert status == 0, out + err
 

@@ -78,7 +78,7 @@ def test_a_leak_fails_the_test_that_leaked_and_only_prefixed_values_are_watched(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """It used to watch any 8+ character key and fail the session's last test instead."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     monkeypatch.setenv("PYTHONPATH", str(root))
     pytester.makeconftest("from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak\n")
     pytester.makepyfile(test_leaky=LEAKY_SUITE)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import sports_posts as sp
 from sports_posts._endpoints import account_information, posts_list
 from sports_posts.sandbox import ChaosSettings, Sandbox
-from tests.core.bodies import parse_response
+from tests.client.bodies import parse_response
 from tests.runner import Runner
 from tests.stacks import STACKS
 

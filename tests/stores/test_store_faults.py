@@ -22,8 +22,8 @@ from sports_posts import CallBudget, ParameterError, PollState, RedisCheckpoint
 from sports_posts._stores import StoreError
 from sports_posts.polling import Lease, PostgresCheckpoint
 from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox, RedisDedupeStore, RedisInbox
-from tests.fleet.pg_process import PostgresProcess
-from tests.webhooks.redis_process import RedisProcess
+from tests.stores.pg_process import PostgresProcess
+from tests.webhooks.stores.redis_process import RedisProcess
 
 BOUND = 0.5  # every store's statement/socket timeout here: small, so the tests settle fast
 PATIENCE = 30.0  # how long a test waits before calling a call unbounded (far past any bound)
