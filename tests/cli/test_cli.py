@@ -16,22 +16,10 @@ from starlette.testclient import TestClient
 
 from sports_posts import SportsPosts
 from sports_posts._cli_webhooks import webhook_listener_app
-from sports_posts.cli import main
 from sports_posts.sandbox import Sandbox
 from sports_posts.webhooks import build_test_request, sample_payload, sign_payload
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def no_service_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SPORTS_POSTS_API_KEY", raising=False)
-    monkeypatch.delenv("SPORTS_POSTS_BASE_URL", raising=False)
-    monkeypatch.delenv("SPORTS_POSTS_WEBHOOK_SECRET", raising=False)
+from .conftest import run
 
 
 @pytest.fixture

@@ -16,9 +16,11 @@ import respx
 
 import sports_posts._cli_poll as cli
 from sports_posts._format import align, count, format_post, post_header
-from sports_posts.cli import build_parser, main
+from sports_posts.cli import build_parser
 from sports_posts.models.post import Post
 from sports_posts.sandbox import Sandbox
+
+from .conftest import run
 
 BASE_URL = "https://api.example.test/v1"
 
@@ -28,12 +30,6 @@ class Terminal(io.StringIO):
 
     def isatty(self) -> bool:
         return True
-
-
-def run(*argv: str, err: io.StringIO | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), err if err is not None else io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def page(n: int, page_no: int, has_next: bool = True) -> dict[str, object]:

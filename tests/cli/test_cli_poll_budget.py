@@ -4,7 +4,6 @@ said at start, and a Ctrl-C that exits 130 (issue 30.7)."""
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 from collections.abc import Iterator
@@ -17,11 +16,7 @@ from sports_posts import SportsPosts
 from sports_posts.cli import main
 from sports_posts.sandbox import Sandbox
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
+from .conftest import run
 
 
 def _service(monkeypatch: pytest.MonkeyPatch, plan: str) -> Iterator[Sandbox]:
