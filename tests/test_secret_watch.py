@@ -77,7 +77,7 @@ def test_an_unprefixed_value_is_not_a_secret():
 def test_a_leak_fails_the_test_that_leaked_and_only_prefixed_values_are_watched(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """It used to watch any 8+ character key and fail the session's last test instead."""
+    """Only prefixed values are watched, and a leak fails the test that leaked, not the session's last one."""
     root = Path(__file__).resolve().parents[1]
     monkeypatch.setenv("PYTHONPATH", str(root))
     pytester.makeconftest("from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak\n")

@@ -1,4 +1,4 @@
-"""The CLI's first hour (issue 30.7, 30.8, 31): interrupts, closed pipes, bad ports and
+"""The CLI's first hour: interrupts, closed pipes, bad ports and
 binds end in one clear line; options read as typed; service text never reaches the
 terminal raw; the signing secret stays off the command line."""
 

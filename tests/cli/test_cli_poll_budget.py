@@ -1,6 +1,6 @@
-"""``poll`` never spends the account's month by accident (issue 30.1): an interval floor,
+"""``poll`` never spends the account's month by accident: an interval floor,
 budget flags, a default derived from the plan (read for free), the projected calls a day
-said at start, and a Ctrl-C that exits 130 (issue 30.7)."""
+said at start, and a Ctrl-C that exits 130."""
 
 from __future__ import annotations
 

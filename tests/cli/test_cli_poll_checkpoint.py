@@ -1,4 +1,4 @@
-"""``sports-posts poll`` on a checkpoint written for other filters (issue 30, item 3)."""
+"""``sports-posts poll`` on a checkpoint written for other filters."""
 
 from __future__ import annotations
 

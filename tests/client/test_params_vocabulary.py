@@ -1,5 +1,5 @@
-"""League codes and media types are checked before anything is sent (issue 30.2: a typo was
-a billed 400), with a "did you mean" for a near miss and ``Unchecked`` to send a value the
+"""League codes and media types are checked before anything is sent (a typo would
+be a billed 400), with a "did you mean" for a near miss and ``Unchecked`` to send a value the
 SDK does not know yet."""
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ def test_a_page_of_flat_and_nested_posts_fills_both_forms() -> None:
 
 
 def test_a_page_fills_its_posts_in_one_loop_not_a_hook_per_post(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A Python call per post cost about 4 % of a page's parse; a post validated alone
+    # One loop for the page, not a hook per post; a post validated alone
     # still fills itself through its own hook.
     calls: list[str] = []
     hook = Post.model_post_init

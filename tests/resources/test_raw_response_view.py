@@ -28,7 +28,7 @@ def test_mypy_infers_raw_response_of_what_each_method_returns(tmp_path: Path) ->
     from mypy import api
 
     # The module's assert_type lines fail the check on a type that differs (Any included),
-    # and its "type: ignore" lines on an error mypy no longer reports (strict warns of them).
+    # and its "type: ignore" lines on an error mypy does not report (strict warns of them).
     out, err, status = api.run([
         "--strict", "--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(tmp_path),
         "--no-error-summary", str(ROOT / "tests" / "resources" / "raw_response_typing.py"),

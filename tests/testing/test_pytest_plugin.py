@@ -239,7 +239,7 @@ def test_a_path_with_no_route_is_a_clear_error(sports_posts_send_story, sports_p
 
 
 def test_send_story_posts_at_the_documented_route_and_explains_a_404(pytester: pytest.Pytester) -> None:
-    """It used to POST at "/" (six 404s against a FastAPI route at /webhooks, then "dead")."""
+    """send_story posts at the documented route, and a 404 there is explained, not retried until dead."""
     pytester.makepyfile(test_routed=ROUTED)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)

@@ -1,6 +1,6 @@
-"""Round two of hostile servers and careless callers (issue 31).
+"""Hostile servers and careless callers: the key echoed where a scan of the body would not look.
 
-A scripted loopback server echoes the key where the first round's scan did not look (the
+A scripted loopback server echoes the key outside the body (the
 status line's reason phrase, every header, a ``Set-Cookie``, a body straddling the 64 KiB
 cut of an error, a ``Location``): no exception, repr, kept answer, SDK log line or later
 request holds it. An injected client's ``auth=`` never replaces the key, and what no retry
