@@ -21,10 +21,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.13")
 def lint(session: nox.Session) -> None:
-    """ruff and mypy --strict on the package and the examples."""
+    """ruff and mypy --strict on the package, the examples, the benchmarks and their support."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "sports_posts", "tests", "examples", "benchmarks")
-    session.run("mypy", "--strict", "sports_posts", "examples")
+    session.run("ruff", "check", "sports_posts", "tests", "examples", "benchmarks", "support")
+    session.run("mypy", "--strict", "sports_posts", "examples", "benchmarks", "support")
 
 
 @nox.session(python="3.13")

@@ -20,7 +20,7 @@ from typing import Any, Callable
 def bench_fleet(quick: bool, bench: ModuleType) -> None:
     """Each figure goes to ``bench.record``: the running ``benchmarks.run`` (as ``__main__``,
     a second import of it would keep its own list, and its figures would count nowhere)."""
-    from tests.servers import ServerError, private_postgres, private_redis
+    from support.servers import ServerError, private_postgres, private_redis
 
     compare, record, note = bench.compare, bench.record, bench.note
 
@@ -49,7 +49,7 @@ def bench_fleet(quick: bool, bench: ModuleType) -> None:
                per_second=round(rate), per=unit)
 
     try:
-        from tests.servers import private_pgbouncer
+        from support.servers import private_pgbouncer
 
         with private_postgres() as url:
             _postgres(url, ratio)

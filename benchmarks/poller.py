@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from sports_posts import MemoryCheckpoint, Poller, SportsPosts
-from tests.polling.fake_service import BASE_URL, T0, FakeClock, FakePostsService
+from support.fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 INTERVAL = 60.0
 

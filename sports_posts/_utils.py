@@ -121,7 +121,7 @@ def flag(name: str, value: object) -> bool:
 # so a misspelt name is an error, not ``Any``): they read the explicit re-exports
 # (``from ._client import SportsPosts as SportsPosts``) and the literal ``__all__``.
 # ``attach`` refuses an ``__all__`` that is not the table's names, and
-# tests/architecture/test_lazy_imports.py parses every package's ``__init__`` to check that
+# tests/test_lazy_imports.py parses every package's ``__init__`` to check that
 # the re-exports name the same objects from the same modules.
 
 def attach(

@@ -106,7 +106,7 @@ __all__ = [
 ]
 
 # Each public name and the module that defines it, one a line: the run-time table.
-# tests/architecture/test_lazy_imports.py checks that it, __all__ and the imports above name the same things.
+# tests/test_lazy_imports.py checks that it, __all__ and the imports above name the same things.
 _LAZY = {
     "DELIVERY_HEADER": ".signature",
     "EVENT_HEADER": ".signature",

@@ -15,23 +15,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from sports_posts import SportsPosts
-from sports_posts.cli import main
 from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.sandbox import Sandbox
 from sports_posts.webhooks import build_test_request, sample_payload, sign_payload
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def no_service_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SPORTS_POSTS_API_KEY", raising=False)
-    monkeypatch.delenv("SPORTS_POSTS_BASE_URL", raising=False)
-    monkeypatch.delenv("SPORTS_POSTS_WEBHOOK_SECRET", raising=False)
+from .conftest import run
 
 
 @pytest.fixture
@@ -94,7 +82,7 @@ def test_a_sandbox_key_selects_a_sandbox_that_accepts_it(monkeypatch: pytest.Mon
 def test_bad_parameter_is_a_clear_error_and_sends_nothing(service: Sandbox,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     before = service.calls()
-    with pytest.raises(SystemExit) as exit_info:  # in the words typed (issue 30.8), not "limit: 500"
+    with pytest.raises(SystemExit) as exit_info:  # in the words typed, not "limit: 500"
         run("posts", "--page-size", "500")
     message = capsys.readouterr().err.splitlines()[-1]
     assert exit_info.value.code == 2 and "argument --page-size: at most 100" in message and "limit" not in message

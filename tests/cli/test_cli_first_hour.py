@@ -1,11 +1,10 @@
-"""The CLI's first hour (issue 30.7, 30.8, 31): interrupts, closed pipes, bad ports and
+"""The CLI's first hour: interrupts, closed pipes, bad ports and
 binds end in one clear line; options read as typed; service text never reaches the
 terminal raw; the signing secret stays off the command line."""
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import re
@@ -27,20 +26,10 @@ from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload
 from tests.wire import spec_post
 
+from .conftest import run
+
 BASE_URL = "https://api.example.test/v1"
 SECRET = "whsec_test_cli_first_hour"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def no_service_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("SPORTS_POSTS_API_KEY", "SPORTS_POSTS_BASE_URL", "SPORTS_POSTS_WEBHOOK_SECRET"):
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.hostile.server import Connection, ScriptedServer, head
+from tests.client.hostile.server import Connection, ScriptedServer, head
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"  # OSC 52: write "rm -rf ~" to the clipboard
 HOSTILE_KEY = f"evil\nrm -rf /tmp/x{CLIPBOARD}\x1b[2J\r\u202eend"

@@ -3,7 +3,6 @@ empty path arguments refused rather than taken as a file."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -11,15 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from sports_posts.cli import main
 from sports_posts.webhooks import sample_payload, sign_payload
 
+from .conftest import run
+
 SECRET = "whsec_test_cli_input_edges_42"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def signed(tmp_path: Path) -> tuple[str, str]:

@@ -3,7 +3,6 @@ servers, and a SQLite file: what they print, and what they change."""
 
 from __future__ import annotations
 
-import io
 import json
 import uuid
 from collections.abc import Iterator
@@ -13,13 +12,9 @@ from typing import Any, Callable
 import pytest
 
 from sports_posts import CallBudget
-from sports_posts.cli import main
 from sports_posts.polling import Lease
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+from .conftest import run
 
 
 def run_json(*argv: str) -> Any:

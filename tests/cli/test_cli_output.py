@@ -15,11 +15,13 @@ import pytest
 import respx
 
 import sports_posts.cli._poll as cli
-from sports_posts.cli import build_parser, main
+from sports_posts.cli import build_parser
 from sports_posts.cli._format import align, count, format_post, post_header
 from sports_posts.models.post import Post
 from sports_posts.sandbox import Sandbox
 from tests.wire import spec_post
+
+from .conftest import run
 
 BASE_URL = "https://api.example.test/v1"
 
@@ -29,12 +31,6 @@ class Terminal(io.StringIO):
 
     def isatty(self) -> bool:
         return True
-
-
-def run(*argv: str, err: io.StringIO | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), err if err is not None else io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def page(n: int, page_no: int, has_next: bool = True) -> dict[str, object]:

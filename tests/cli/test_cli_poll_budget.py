@@ -1,10 +1,9 @@
-"""``poll`` never spends the account's month by accident (issue 30.1): an interval floor,
+"""``poll`` never spends the account's month by accident: an interval floor,
 budget flags, a default derived from the plan (read for free), the projected calls a day
-said at start, and a Ctrl-C that exits 130 (issue 30.7)."""
+said at start, and a Ctrl-C that exits 130."""
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 from collections.abc import Iterator
@@ -17,11 +16,7 @@ from sports_posts import SportsPosts
 from sports_posts.cli import main
 from sports_posts.sandbox import Sandbox
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
+from .conftest import run
 
 
 def _service(monkeypatch: pytest.MonkeyPatch, plan: str) -> Iterator[Sandbox]:

@@ -1,25 +1,10 @@
-"""``sports-posts poll`` on a checkpoint written for other filters (issue 30, item 3)."""
+"""``sports-posts poll`` on a checkpoint written for other filters."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-import pytest
-
-from sports_posts.cli import main
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def no_service_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SPORTS_POSTS_API_KEY", raising=False)
-    monkeypatch.delenv("SPORTS_POSTS_BASE_URL", raising=False)
+from .conftest import run
 
 
 def poll(league: str, checkpoint: Path, *extra: str) -> tuple[int, str, str]:

@@ -17,18 +17,13 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from sports_posts.cli import main
 from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.webhooks import WebhookHeaders, build_test_request, sample_payload, sign_payload
 
+from .conftest import run
+
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 ACME = WebhookHeaders.with_prefix("X-Acme-")
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), out=out, err=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def test_verify_names_the_prefixed_header_and_refuses_a_bad_prefix(tmp_path: Path) -> None:

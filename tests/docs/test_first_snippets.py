@@ -1,5 +1,5 @@
-"""The first code a reader pastes spends a bounded number of calls (issue 30.4: getting
-started's first loop walked every page, 17 calls against the sandbox).
+"""The first code a reader pastes spends a bounded number of calls: a first loop that walked
+every page would cost 17 calls against the sandbox.
 
 Each first snippet runs in this process against a fresh sandbox named by the environment;
 a snippet that starts its own sandbox (``sb``) is counted on that one too.

@@ -304,8 +304,8 @@ def _type_variable_names() -> set[str]:
 
 
 def test_signatures_name_types_not_type_variables(site: Site) -> None:
-    # The clients, resources and pages share generic bases: an inherited signature used to
-    # read `http_client: Optional[H]` or `-> PollerT`, names a reader cannot look up.
+    # The clients, resources and pages share generic bases: an inherited signature must not read
+    # `http_client: Optional[H]` or `-> PollerT`, names a reader cannot look up.
     names = _type_variable_names()
     assert {"H", "PollerT", "PageT"} <= names
     found: dict = {}  # type: ignore[type-arg]

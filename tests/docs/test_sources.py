@@ -15,7 +15,7 @@ from .site import ROOT
 # the table of contents in the left navigation (mkdocs.yml: toc.integrate), a code block
 # at 1280 px is 898 px wide (110 characters), and below 1220 px, where the navigation
 # folds away, 88 characters fit every window from 800 px up. A longer line scrolls
-# sideways and hides its end, where trailing comments used to carry the explanations.
+# sideways and hides its end, where trailing comments would carry the explanations.
 MAX_CODE_LINE = 88
 FENCE = re.compile(r"^\s*(```|~~~)")
 SOURCES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]

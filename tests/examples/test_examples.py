@@ -63,6 +63,6 @@ def test_example_spends_what_its_docstring_states(name: str, tmp_path: Path) -> 
 
 def test_every_example_is_covered() -> None:
     ran = {name for name, _, _ in RUNS} | {"webhook_fastapi.py", "webhook_flask.py"}  # tests/webhooks
-    ran |= {"webhook_fleet_postgres.py"}  # tests/fleet
-    ran |= {"fleet_worker.py"}  # tests/fleet: it needs the test suite's Redis and PostgreSQL
+    ran |= {"webhook_fleet_postgres.py"}  # test_fleet_example.py
+    ran |= {"fleet_worker.py"}  # test_fleet_worker_example.py: it needs the test suite's Redis and PostgreSQL
     assert {p.name for p in EXAMPLES.glob("*.py")} <= ran

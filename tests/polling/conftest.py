@@ -9,9 +9,8 @@ from typing import Any, Callable, Optional, Union
 import pytest
 
 from sports_posts import AsyncPoller, AsyncSportsPosts, Poller, Post, SportsPosts
+from support.fake_service import BASE_URL, T0, FakeClock, FakePostsService
 from tests.stacks import STACKS, mock_client
-
-from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 
 class TimeHarness:

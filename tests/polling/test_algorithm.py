@@ -19,9 +19,8 @@ from sports_posts.polling import (
     Sleep,
     poll_cycles,
 )
+from support.fake_service import T0
 from tests.wire import spec_post
-
-from .fake_service import T0
 
 
 def post(post_id: str, seconds: float) -> Post:

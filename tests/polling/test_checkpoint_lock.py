@@ -16,9 +16,9 @@ import pytest
 
 from sports_posts import CheckpointError, FileCheckpoint, PollState
 from sports_posts.polling.checkpoints import CheckpointLockedError
+from support.fake_service import T0, FakePostsService
 
 from .conftest import TimeHarness, make_poller
-from .fake_service import T0, FakePostsService
 
 # A poller in a child process: one idle cycle against a fake transport, then it waits on
 # stdin inside its sleep, holding the checkpoint, until the test kills it.

@@ -30,9 +30,9 @@ from sports_posts import (
 from sports_posts._stores import StoreError
 from sports_posts.polling import Checkpoint
 from sports_posts.polling._skew import MAX_CORRECTION
+from support.fake_service import T0, FakePostsService
 
 from .conftest import TimeHarness, ids, make_async_poller, make_poller
-from .fake_service import T0, FakePostsService
 
 STATE = PollState(
     watermark=T0 + timedelta(seconds=300),

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import Poller, PollState, Post, SportsPosts
+from support.fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 
 from .conftest import TimeHarness
-from .fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 
 MODES = ("honest", "absent", "stale", "first-forged", "alternating", "proxy")
 CAREFUL_DATES = ("honest", "stale")
@@ -175,7 +175,8 @@ def run(world: World) -> None:
     assert repeated <= allowed, f"repeated beyond the batch in hand: {sorted(repeated - allowed)}"
 
 
-# The three silent losses of issue 29, as explicit examples: each failed on the old code.
+# Three silent losses, as explicit examples: a forged first answer (FORGED_FIRST), a fast
+# proxy clock (FAST_PROXY), and a post dated a year ahead by an honest service (YEAR_AHEAD).
 FORGED_FIRST = World(0.0, "first-forged", 36000.0, [(n * 20.0 + 1, 5.0, "NFL") for n in range(25)], [], 60.0, 10, None, False)
 FAST_PROXY = World(0.0, "proxy", 1800.0, [(n * 20.0 + 1, 5.0, "NFL") for n in range(25)], [], 60.0, 10, None, True)
 YEAR_AHEAD = World(0.0, "honest", 0.0, [(n * 20.0 + 200, 5.0, "NFL") for n in range(25)], [(100.0, 365 * 86400.0)], 60.0, 10, 2, True)

@@ -23,9 +23,9 @@ from sports_posts import AsyncSportsPosts, CheckpointError, MemoryCheckpoint, Po
 from sports_posts.polling import ClockSkew
 from sports_posts.polling._config import DEFAULT_LOOKBACK
 from sports_posts.polling._skew import MAX_CORRECTION, NOISE, parse_http_date
+from support.fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 from .conftest import TimeHarness, ids, make_async_poller, make_poller
-from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 TEN_MINUTES = timedelta(minutes=10)
 

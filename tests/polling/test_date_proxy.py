@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 from sports_posts import SportsPosts
-from tests.hostile.server import Connection, ScriptedServer, head
+from support.fake_service import T0, FakeClock, FakePost, FakePostsService
+from tests.client.hostile.server import Connection, ScriptedServer, head
 
 from .conftest import TimeHarness, ids, make_poller
-from .fake_service import T0, FakeClock, FakePost, FakePostsService
 
 Rewrite = Callable[[int, datetime], datetime]
 

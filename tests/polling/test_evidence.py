@@ -36,10 +36,10 @@ from sports_posts import (
 )
 from sports_posts.polling import CheckpointLockedError
 from sports_posts.polling._algorithm import MAX_WAIT
+from support.fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 from tests.stacks import mock_client
 
 from .conftest import TimeHarness, ids, make_poller
-from .fake_service import BASE_URL, T0, FakeClock, FakePost, FakePostsService
 
 HOURS_10 = timedelta(hours=10)
 YEAR = timedelta(days=365)

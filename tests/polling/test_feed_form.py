@@ -21,9 +21,9 @@ from sports_posts import (
     SportsPosts,
 )
 from sports_posts._params import LEAGUES, encode_posts_params, same_feed_form
+from support.fake_service import T0, FakePostsService
 
 from .conftest import TimeHarness, ids, make_poller
-from .fake_service import T0, FakePostsService
 
 
 def first_run(client: SportsPosts, service: FakePostsService, harness: TimeHarness, checkpoint: Any,

@@ -23,10 +23,10 @@ from sports_posts import (
 from sports_posts.pagination import PageLimitError, PaginationError
 from sports_posts.polling import Deliver, Fetch
 from sports_posts.polling._config import MAX_PAGES_PER_CYCLE
+from support.fake_service import BASE_URL, T0
 from tests.wire import spec_post
 
 from .conftest import TimeHarness
-from .fake_service import BASE_URL, T0
 from .test_algorithm import config, page, post, start
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sports_posts import SportsPosts
-
-from .fake_service import T0, FakeClock
+from support.fake_service import T0, FakeClock
 
 
 def test_poll_takes_the_clock_the_poller_starts_from(client: SportsPosts) -> None:

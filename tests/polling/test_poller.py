@@ -24,9 +24,9 @@ from sports_posts import (
     SportsPosts,
 )
 from sports_posts.polling import DEFAULT_LOOKBACK
+from support.fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 from .conftest import TimeHarness, assert_oldest_first, ids, make_async_poller, make_poller
-from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 
 def busy_league(service: FakePostsService) -> list[str]:

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sports_posts import AsyncSportsPosts, Post, SportsPosts
+from support.fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 from .conftest import TimeHarness, assert_oldest_first, make_async_poller, make_poller
-from .fake_service import BASE_URL, T0, FakeClock, FakePostsService
 
 
 @dataclass

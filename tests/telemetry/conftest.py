@@ -57,15 +57,3 @@ def telemetry() -> Iterator[Telemetry]:
     t.spans.clear()
     yield t
 
-
-@pytest.fixture
-def pg(postgres_url: str) -> Iterator[str]:
-    """The session server with the inbox tables created and emptied."""
-    import psycopg
-
-    from sports_posts._stores.postgres import schema_sql
-
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(schema_sql())
-        conn.execute("TRUNCATE sports_posts_inbox, sports_posts_claims, sports_posts_effects")
-    yield postgres_url

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from webhook_helpers import FakeClock, Recorder
+
+from tests.webhooks.webhook_helpers import FakeClock, Recorder
 
 
 @pytest.fixture

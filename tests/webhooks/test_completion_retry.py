@@ -24,7 +24,7 @@ from sports_posts.webhooks import (
     build_test_request,
     sample_payload,
 )
-from tests.webhooks.redis_process import RedisProcess
+from tests.webhooks.stores.redis_process import RedisProcess
 from tests.webhooks.webhook_helpers import SECRET
 
 

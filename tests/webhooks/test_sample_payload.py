@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webhook_helpers import SECRET, Recorder
-
 from sports_posts.webhooks import (
     SQLiteDedupeStore,
     WebhookReceiver,
     build_test_request,
     sample_payload,
 )
+from tests.webhooks.webhook_helpers import SECRET, Recorder
 
 
 def _one_test_run(db: Path) -> int:

@@ -11,9 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-import webhook_helpers
 from fastapi import Request, Response  # module level: FastAPI resolves string annotations here
-from webhook_helpers import SECRET, Recorder, configure_django
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver, build_test_request, sample_payload
 from sports_posts.webhooks.adapters.asgi import (
@@ -23,6 +21,8 @@ from sports_posts.webhooks.adapters.asgi import (
 )
 from sports_posts.webhooks.adapters.django import django_view
 from sports_posts.webhooks.adapters.wsgi import WebhookWSGIApp, flask_view
+from tests.webhooks import webhook_helpers
+from tests.webhooks.webhook_helpers import SECRET, Recorder, configure_django
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 WAIT = 10.0

@@ -9,10 +9,10 @@ from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
-from webhook_helpers import SECRET, signed
 
 from sports_posts.webhooks import MemoryDedupeStore, WebhookEvent, WebhookReceiver
 from sports_posts.webhooks.adapters.asgi import WebhookASGIApp, _content_length
+from tests.webhooks.webhook_helpers import SECRET, signed
 
 BIG = str(5 << 20).encode()
 

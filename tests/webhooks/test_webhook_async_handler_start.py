@@ -11,10 +11,10 @@ from collections.abc import Generator
 from typing import Any
 
 import pytest
-from webhook_helpers import SECRET, signed
 
 from sports_posts.webhooks import WebhookEvent, WebhookReceiver
 from sports_posts.webhooks.receiver import _delivery_id
+from tests.webhooks.webhook_helpers import SECRET, signed
 
 WAIT = 5.0
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("VAR", default="caller")

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, signed
 
 from sports_posts import SignatureVerificationError, SportsPostsError, WebhookPayloadError
 from sports_posts.webhooks import (
@@ -20,6 +19,7 @@ from sports_posts.webhooks import (
     sample_payload,
     sign_payload,
 )
+from tests.webhooks.webhook_helpers import SECRET, signed
 
 SPEC_SAMPLE = {
     "event": "breaking_news",

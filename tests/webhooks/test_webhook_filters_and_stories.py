@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from webhook_helpers import SECRET, signed
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import (
@@ -17,6 +16,7 @@ from sports_posts.webhooks import (
     construct_event,
     thread_stories,
 )
+from tests.webhooks.webhook_helpers import SECRET, signed
 
 
 def _event(kind: str = "breaking_news", **data: Any) -> WebhookEvent:

@@ -8,7 +8,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET
 
 from sports_posts import SportsPostsError
 from sports_posts.webhooks import (
@@ -22,6 +21,7 @@ from sports_posts.webhooks import (
     sign_payload,
     verify_signature,
 )
+from tests.webhooks.webhook_helpers import SECRET
 
 # Small strategies and a bounded number of examples; no example database in the worktree.
 FUZZ = settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

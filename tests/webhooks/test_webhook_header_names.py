@@ -16,7 +16,6 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, SENT_AT, Recorder, configure_django
 
 from sports_posts import ParameterError, SignatureVerificationError
 from sports_posts.sandbox import Sandbox
@@ -38,6 +37,7 @@ from sports_posts.webhooks import (
 from sports_posts.webhooks.adapters.asgi import WebhookASGIApp, starlette_endpoint
 from sports_posts.webhooks.adapters.django import django_view
 from sports_posts.webhooks.adapters.wsgi import WebhookWSGIApp, flask_view
+from tests.webhooks.webhook_helpers import SECRET, SENT_AT, Recorder, configure_django
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 

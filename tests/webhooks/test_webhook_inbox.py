@@ -7,10 +7,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from webhook_helpers import SECRET, FakeClock, signed
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import SQLiteDedupeStore, SQLiteInbox, WebhookEvent, WebhookReceiver
+from tests.webhooks.webhook_helpers import SECRET, FakeClock, signed
 
 KEY = "breaking_news:1790000000000000001"
 WAIT = 10.0

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from webhook_mp_worker import SECRET, open_ledger, serve
 
 from sports_posts.webhooks import build_test_request, sample_payload
+from tests.webhooks.webhook_mp_worker import SECRET, open_ledger, serve
 
 PROCESSES = 3
 ATTEMPTS = 4  # the first delivery and three retries, each with a new X-Service-Delivery
@@ -44,7 +44,7 @@ class Receivers:
 def receivers() -> Iterator[Receivers]:
     # forkserver: one clean server process imports the worker once, then each receiver is a fork.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["webhook_mp_worker"])
+    context.set_forkserver_preload(["tests.webhooks.webhook_mp_worker"])
     outbox = context.Queue()
     inboxes = [context.Queue() for _ in range(PROCESSES)]
     processes = [context.Process(target=serve, args=(inbox, outbox), daemon=True) for inbox in inboxes]

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, FakeClock, signed
 
 from sports_posts import ParameterError
 from sports_posts.webhooks import (
@@ -24,6 +23,7 @@ from sports_posts.webhooks import (
     WebhookReceiver,
     sign_payload,
 )
+from tests.webhooks.webhook_helpers import SECRET, FakeClock, signed
 
 WAIT = 10.0  # a safety net for waiting on events, never a timed assertion
 

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from webhook_helpers import SECRET, FakeClock
 
 from sports_posts import ParameterError, SignatureVerificationError
 from sports_posts.webhooks import (
@@ -25,6 +24,7 @@ from sports_posts.webhooks import (
     construct_event,
     sample_payload,
 )
+from tests.webhooks.webhook_helpers import SECRET, FakeClock
 
 NOW = 1_800_000_000.0
 
