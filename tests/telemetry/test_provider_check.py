@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from opentelemetry import metrics, trace  # noqa: E402
-from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.trace import TracerProvider
 
-from sports_posts import _telemetry  # noqa: E402
+from sports_posts import _telemetry
 
 
 @pytest.fixture
