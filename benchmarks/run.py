@@ -222,7 +222,7 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
             ours, floor, number=20, rounds=rounds, clocks=[time.perf_counter, cpu])
         figures["vs_json"], _ = compare(ours, json_only, number=20, rounds=rounds)
 
-    async def run_async() -> tuple[float, float, float]:
+    async def run_async() -> tuple[float, float, float, float]:
         limits = lib.Limits(max_connections=50, max_keepalive_connections=50)
         raw_a = lib.AsyncClient(limits=limits)
         sdk_a = AsyncSportsPosts(api_key="bench-key", base_url=base, http_client=lib.AsyncClient(limits=limits))
