@@ -486,8 +486,9 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     if not send.reader.feed(chunk):
                         break
         finally:
-            with anyio.CancelScope(shield=True):
-                await response.aclose()
+            if not response.is_closed:  # a body read to its end is closed by aiter_raw already
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
         return response
 
     async def _follow(self, response: Response) -> Response:

@@ -34,7 +34,7 @@ def test_the_client_section_skips_a_missing_stack_with_a_note(monkeypatch: pytes
     def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
         measured.append(call)
         return {"sync": 1.0, "sync_median": 1.0, "vs_json": 1.2, "async": 1.0, "async_median": 1.0,
-                "sync_cpu": 1.0, "async_cpu": 1.0,
+                "sync_cpu": 1.0, "async_cpu": 1.0, "async_vs_gathered": 0.97,
                 "processes": [{"sync": 1.0, "async": 1.0}]}
 
     monkeypatch.setattr(run, "stack_missing", lambda stack: "not installed (test)" if stack == "httpx2" else None)
@@ -44,6 +44,8 @@ def test_the_client_section_skips_a_missing_stack_with_a_note(monkeypatch: pytes
     run.bench_client(quick=True)
     assert len(measured) == 1 and "'httpx'" in measured[0]
     assert {"name": "fetch + parse vs httpx2", "stack": "httpx2", "skipped": "not installed (test)"} in run.INFO
+    gathered = "async: 50 concurrent pages vs httpx.AsyncClient answers gathered first, then parsed"
+    assert {"name": gathered, "ratio": 0.97} in run.INFO
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads Linux's /proc")
