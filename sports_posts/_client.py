@@ -41,7 +41,6 @@ from ._http import (
 )
 from ._redact import watch_key
 from ._request import APICall
-from ._stores.errors import CoordinationError
 from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 from ._utils import Done, advance
@@ -312,6 +311,10 @@ class SportsPosts(_ClientBase[Client]):
                 late = send.reader.seconds_left() == 0.0
             except BaseException as exc:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
+                from ._stores.errors import (
+                    CoordinationError,  # loaded with the budget's store already
+                )
+
                 if isinstance(exc, CoordinationError) and send.reader.seconds_left() == 0.0:
                     return send.reader.timed_out()  # the store outlasted the call's own time
                 raise

@@ -26,8 +26,6 @@ from collections.abc import Generator, Mapping
 from datetime import datetime
 from typing import Any, Callable, Optional, TypeVar
 
-from ._vocabulary import MODE_PARAMETERS
-
 # A leaf of the package: it reads the calls, budgets and draws it is handed by attribute and
 # imports none of their modules (not even for type checkers), so no import circle runs
 # through the hooks that the client, the budget and the receiver call.
@@ -318,6 +316,10 @@ def _mode(call: APICall) -> Optional[str]:
     """The mode of GET /posts the service infers from the parameters (spec 4.1)."""
     if call.path != "/posts":
         return None
+    from ._vocabulary import (
+        MODE_PARAMETERS,  # with a configured provider only: the client loads without it
+    )
+
     for mode, params in MODE_PARAMETERS.items():
         if params[0] in call.params:  # the mode's own parameter (lat, not lng; match, not start_time)
             return mode
