@@ -24,7 +24,7 @@ from .._store import (
 
 __all__ = ["PostgresDedupeStore"]
 
-logger = logging.getLogger("sports_posts.webhooks")
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 class PostgresDedupeStore(PostgresStore):
     """Dedupe claims in a PostgreSQL table, shared by every host of a fleet.

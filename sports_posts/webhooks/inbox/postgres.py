@@ -28,7 +28,7 @@ from ._entry import DEFAULT_BACKOFF, InboxEntry
 
 __all__ = ["PostgresInbox"]
 
-logger = logging.getLogger("sports_posts.webhooks")
+logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 _ENTRY_COLUMNS = "key, body, delivery_id, attempts, state, last_error, token"
 
