@@ -355,6 +355,12 @@ def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, gi
     store.claim("before")
     store.complete("before")
     inbox.put("queued", b"x")
+    # Replication is asynchronous: only what the replica acknowledged survives the master's
+    # death (WAIT, as a deployment that needs it would), so the test waits for that first.
+    import redis as redis_py
+
+    with redis_py.Redis(port=setup.master_port(), socket_timeout=5) as master:
+        assert master.execute_command("WAIT", 1, 5000) >= 1
     old = setup.kill_master()
     try:
         for call in calls:  # during the switch: a typed error within the bound, or already through
