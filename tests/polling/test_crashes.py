@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 from sports_posts.sandbox import Sandbox
-
-WORKER = str(Path(__file__).parents[1] / "crash_worker.py")
-ROOT = str(Path(__file__).resolve().parents[2])
-
-
-def _spawn(*args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    return subprocess.Popen([sys.executable, WORKER, *args], env=env, stderr=subprocess.PIPE)
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    """Wait for another process to reach a state (a safety timeout, not a timed assertion)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-def _lines(path: Path) -> list[str]:
-    return path.read_text().splitlines() if path.exists() else []
+from tests.crash_helpers import lines, spawn, wait_for
 
 
 @pytest.fixture
@@ -47,17 +22,17 @@ def live() -> Iterator[Sandbox]:
 def test_poller_killed_mid_batch_resumes_from_its_file_checkpoint(live: Sandbox, tmp_path: Path) -> None:
     checkpoint, out = tmp_path / "nfl.json", tmp_path / "stored.txt"
     start = live.now()
-    first = _spawn("poll", live.base_url, live.api_key, str(checkpoint), str(out), "1000")
+    first = spawn("poll", live.base_url, live.api_key, str(checkpoint), str(out), "1000")
     try:
-        _wait_for(lambda: len({line.split()[1] for line in _lines(out)}) >= 4, "four batches stored")
+        wait_for(lambda: len({line.split()[1] for line in lines(out)}) >= 4, "four batches stored")
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
-    killed = _lines(out)
-    second = _spawn("poll", live.base_url, live.api_key, str(checkpoint), str(out), "15")
+    killed = lines(out)
+    second = spawn("poll", live.base_url, live.api_key, str(checkpoint), str(out), "15")
     assert second.wait(timeout=120) == 0, second.stderr.read() if second.stderr else ""
 
-    rows = [line.split() for line in _lines(out)]
+    rows = [line.split() for line in lines(out)]
     first_run = [(int(n), post) for _, n, post in rows[: len(killed)]]
     second_run = [post for _, _, post in rows[len(killed):]]
     in_hand = {post for n, post in first_run if n == max(n for n, _ in first_run)}
