@@ -139,12 +139,12 @@ def run(quick: bool, bench: ModuleType) -> None:
     baseline = _dict_and_lock()
     ours_key, base_key = _fresh_keys("m"), _fresh_keys("d")  # every claim a new story, as in production
     best, median = bench.compare(lambda: store.claim(ours_key()), lambda: baseline(base_key()),
-                                 number=20_000, rounds=5 if quick else 15)
+                                 number=2_000 if quick else 20_000, rounds=3 if quick else 15)
     ratio = 1 / best  # claims per second, ours over the baseline's
     bench.record("MemoryDedupeStore claims/s vs dict + threading.Lock doing the same check-and-set",
                  ratio, "x", ">= 0.7", ratio >= 0.7, median_ratio=round(1 / median, 3))
 
-    n = 50_000 if quick else 200_000
+    n = 5_000 if quick else 200_000
     with tempfile.TemporaryDirectory() as tmp:
         sqlite = SQLiteDedupeStore(os.path.join(tmp, "dedupe.sqlite3"))
         rate = _claims_per_second(sqlite.claim, n // 10)
@@ -152,7 +152,7 @@ def run(quick: bool, bench: ModuleType) -> None:
         sqlite.close()
         from sports_posts.webhooks import SQLiteInbox
 
-        handled = 500 if quick else 3000
+        handled = 90 if quick else 3000
         _handle_latency(bench, "MemoryDedupeStore", handled, store=MemoryDedupeStore())
         _handle_latency(bench, "SQLiteDedupeStore", handled,
                         store=SQLiteDedupeStore(os.path.join(tmp, "handle.sqlite3")))
@@ -201,7 +201,7 @@ def _redis(quick: bool, bench: ModuleType, n: int) -> None:
                        bare_socket_per_second=round(floor), vs_raw_redis_py=round(rate / raw_rate, 3),
                        vs_bare_socket=round(rate / floor, 3))
             store.close()
-            _handle_latency(bench, "RedisDedupeStore", 500 if quick else 3000,
+            _handle_latency(bench, "RedisDedupeStore", 90 if quick else 3000,
                             store=RedisDedupeStore(f"redis://127.0.0.1:{port}/0"))
         finally:
             proc.terminate()

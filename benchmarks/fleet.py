@@ -24,7 +24,7 @@ def bench_fleet(quick: bool, bench: ModuleType) -> None:
 
     compare, record, note = bench.compare, bench.record, bench.note
 
-    number, rounds = (100, 3) if quick else (300, 9)
+    number, rounds = (20, 2) if quick else (300, 9)
 
     def ratio(name: str, ours: Callable[[], Any], raw: Callable[[], Any], unit: str, target: bool = True) -> None:
         # The tables grow as the rounds run, and a round on a fresher table is faster: the

@@ -44,7 +44,7 @@ def poller_memory(cycles: int = 10_000, warmup: int = 1_000) -> dict[str, Any]:
     def sleep(seconds: float) -> None:
         state["cycle"] += 1
         cycle = state["cycle"]
-        if cycle == warmup or cycle % 1000 == 0:
+        if cycle in (warmup, cycles) or cycle % 1000 == 0:
             gc.collect()
             samples[cycle] = tracemalloc.get_traced_memory()[0]
         if cycle >= cycles:

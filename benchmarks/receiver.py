@@ -209,7 +209,7 @@ def in_process(quick: bool) -> dict[str, float]:
     """Microseconds a request of each app called directly as ASGI (no server, no socket),
     best of short interleaved rounds, and the SDK's speed as a ratio of the hand-written one."""
     apps = {"sdk": _sdk_app(), "hand": _hand_written_app()}
-    rounds, per_round = (5, 200) if quick else (25, 300)
+    rounds, per_round = (3, 50) if quick else (25, 300)
     best = {name: float("inf") for name in apps}
     for r in range(rounds):
         for name, app in apps.items():  # interleaved: both see the same machine
@@ -230,7 +230,7 @@ def run(quick: bool, bench: ModuleType) -> None:
     levels = [8] if quick else [1, 4, 16, 64]
     # Short interleaved rounds, best of each: a burst from another process spoils one round
     # of one app, not the figure.
-    per_run = 300 if quick else 400
+    per_run = 100 if quick else 400
     rounds = 1 if quick else 9
     time_cap = 10.0 if quick else 20.0
     procs: dict[str, subprocess.Popen[bytes]] = {}

@@ -203,7 +203,8 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
     lib: Any = importlib.import_module(stack)
     url = base + "/posts?leagues=NFL&limit=100"
     headers = {"Authorization": "Bearer bench-key"}
-    rounds = 5 if quick else 21
+    rounds = 2 if quick else 21
+    number = 3 if quick else 20
     figures: dict[str, float] = {}
 
     with lib.Client() as raw, SportsPosts(api_key="bench-key", base_url=base, http_client=lib.Client()) as sdk:
@@ -219,8 +220,8 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
 
         cpu = cpu_clock(server_pid)
         (figures["sync"], figures["sync_median"]), (figures["sync_cpu"], _) = compare_clocks(
-            ours, floor, number=20, rounds=rounds, clocks=[time.perf_counter, cpu])
-        figures["vs_json"], _ = compare(ours, json_only, number=20, rounds=rounds)
+            ours, floor, number=number, rounds=rounds, clocks=[time.perf_counter, cpu])
+        figures["vs_json"], _ = compare(ours, json_only, number=number, rounds=rounds)
 
     async def run_async() -> tuple[float, float, float, float]:
         limits = lib.Limits(max_connections=50, max_keepalive_connections=50)
@@ -249,7 +250,7 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
         sides = [("baseline", floor_a), ("ours", ours_a), ("gathered", gathered_a)]
         times: dict[str, list[float]] = {name: [] for name, _ in sides}
         cpu_times: dict[str, list[float]] = {name: [] for name, _ in sides}
-        for round_ in range(3 if quick else 21):
+        for round_ in range(1 if quick else 21):
             # The side that goes first alternates, as in compare(): the second pays for the
             # collections the first one's garbage triggers.
             for name, run in sides if round_ % 2 == 0 else sides[::-1]:
@@ -293,22 +294,22 @@ def measure_parse(quick: bool) -> dict[str, float]:
     body = page_bytes(100)
     response = httpx.Response(200, content=body)
     call = posts_list({"leagues": "NFL"})
-    rounds = 7 if quick else 15
+    rounds, number = (2, 5) if quick else (15, 100)
     best, median = compare(lambda: parse_response(call, response), lambda: parse_plain(body),
-                           number=100, rounds=rounds, clock=time.process_time)
+                           number=number, rounds=rounds, clock=time.process_time)
     vs_json, _ = compare(lambda: parse_response(call, response), lambda: json.loads(body),
-                         number=100, rounds=rounds)
+                         number=number, rounds=rounds)
     figures = {"parse": best, "parse_median": median, "vs_json": vs_json}
     # The service sends one author form; the page above carries both. A flat page makes
     # the SDK build an Author per post (API.md), which plain models of it do not hold.
     nested, flat = page_bytes(100, "nested"), page_bytes(100, "flat")
     nested_answer, flat_answer = httpx.Response(200, content=nested), httpx.Response(200, content=flat)
     figures["nested"], _ = compare(lambda: parse_response(call, nested_answer), lambda: parse_plain(nested),
-                                   number=100, rounds=rounds)
+                                   number=number, rounds=rounds)
     figures["flat"], _ = compare(lambda: parse_response(call, flat_answer), lambda: parse_plain(flat),
-                                 number=100, rounds=rounds)
+                                 number=number, rounds=rounds)
     figures["flat_with_authors"], _ = compare(lambda: parse_response(call, flat_answer),
-                                              lambda: parse_plain_with_authors(flat), number=100, rounds=rounds)
+                                              lambda: parse_plain_with_authors(flat), number=number, rounds=rounds)
     return figures
 
 
@@ -332,7 +333,7 @@ def bench_signature(quick: bool) -> None:
             verify_signature(payload, signature, secret)
 
         number = 2000 if size == 1024 else 200
-        best, median = compare(ours, baseline, number=number, rounds=7 if quick else 41, clock=time.process_time)
+        best, median = compare(ours, baseline, number=number, rounds=3 if quick else 41, clock=time.process_time)
         record(f"verify_signature {size // 1024} KiB vs hmac.new().digest() + compare_digest", best, "x",
                "<= 1.05", best <= 1.05, median_ratio=round(median, 3))
 
@@ -348,7 +349,7 @@ def bench_poller(quick: bool) -> None:
            calls["ratio_windowed"], "x", "<= 1.10", calls["ratio_windowed"] <= 1.10)
     print(f"        (for reference: {calls['ratio_naive']:.3f}x a page per 100 new posts, which would need "
           "an API that returns only the posts new to this client)")
-    cycles, warmup = (2_000, 500) if quick else (10_000, 1_000)
+    cycles, warmup = (300, 50) if quick else (10_000, 1_000)
     memory = poller_memory(cycles, warmup)
     growth_kib = memory["growth_bytes"] / 1024
     record(f"poller memory growth, cycle {warmup} -> {cycles}", growth_kib, "KiB", "< 1024", growth_kib < 1024,
@@ -358,7 +359,7 @@ def bench_poller(quick: bool) -> None:
 def bench_imports(quick: bool) -> None:
     from benchmarks.imports import best_of
 
-    best = best_of(3 if quick else 15)
+    best = best_of(2 if quick else 15)
     base = best["baseline"]
     note("import httpx, pydantic", f"{base / 1000:.1f} ms", microseconds=base)
     targets = {"client": 1.2, "package": 1.2, "signature": 0.8}

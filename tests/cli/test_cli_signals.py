@@ -107,6 +107,24 @@ def procs() -> Iterator[list[Proc]]:
         proc.kill()
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """The commands get SIGINT's default disposition, as a shell gives a foreground command.
+
+    A runner that starts the tests in the background (``cmd &`` in a script) hands them
+    SIGINT ignored, which every child inherits through exec, and a Python started so rightly
+    keeps ignoring Ctrl-C. A handler of this process's own is reset to the default in a child.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    if before is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if before is signal.SIG_IGN:
+            signal.signal(signal.SIGINT, before)
+
+
 def start(procs: list[Proc], *args: str, **kwargs: object) -> Proc:
     proc = Proc(*args, **kwargs)  # type: ignore[arg-type]
     procs.append(proc)
