@@ -154,6 +154,25 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+class _Watched:
+    """One call's statements under the watchdog, for the sync and the async call: armed on
+    entry, always disarmed on exit; a driver error once the watchdog ended the call becomes
+    the store's "gave no answer" error."""
+
+    __slots__ = ("_bound", "_conn", "_store", "_ticket")
+
+    def __init__(self, store: Postgres, conn: Any, bound: float) -> None:
+        self._store, self._conn, self._bound, self._ticket = store, conn, bound, 0
+
+    def __enter__(self) -> None:
+        grace = _cancel_grace(self._bound)
+        self._ticket = _WATCHDOG.arm(self._bound - grace, self._conn, grace)
+
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
+        if _WATCHDOG.disarm(self._ticket) and isinstance(exc, self._store._errors):
+            raise self._store._gave_up(self._bound) from None
+
+
 def _end(conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
     """End a call on ``conn`` that is still waiting: its cancel request (through a pooler
     too), then, ``grace`` seconds later at most, its socket shut down."""
@@ -368,17 +387,9 @@ class Postgres:
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
         with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            grace = _cancel_grace(bound)
-            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
-            try:
+            with _Watched(self, conn, bound):
                 cur.execute(text)
                 return _results(cur, len(self._settings(bound)), len(statements))
-            except self._errors:
-                if _WATCHDOG.disarm(ticket):
-                    raise self._gave_up(bound) from None
-                raise
-            finally:
-                _WATCHDOG.disarm(ticket)
 
     def execute(
         self, sql: str, keys: Sequence[str], params: Any, *, timeout: Optional[float] = None
@@ -445,17 +456,9 @@ class Postgres:
         # server cannot answer either.
         async with conn.cursor() as cur:
             text = self.wire(cur, statements, bound)
-            grace = _cancel_grace(bound)
-            ticket = _WATCHDOG.arm(bound - grace, conn, grace)
-            try:
+            with _Watched(self, conn, bound):
                 await cur.execute(text)
                 return await _aresults(cur, len(self._settings(bound)), len(statements))
-            except self._errors:
-                if _WATCHDOG.disarm(ticket):
-                    raise self._gave_up(bound) from None
-                raise
-            finally:
-                _WATCHDOG.disarm(ticket)
 
     async def aexecute(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
         """``execute`` on this event loop's connection, or in a worker thread when the

@@ -15,7 +15,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any, Callable, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO, TypeVar
 
 from .._client import SportsPosts
 from .._vocabulary import WebhookHeaders
@@ -52,11 +52,19 @@ MAX_PAGE_SIZE = 100  # the larger of the service's two documented maxima of `lim
 SECONDS_PER_DAY = 86400.0
 
 
-def positive_int(text: str) -> int:
+_Number = TypeVar("_Number", int, float)
+
+
+def converted(kind: Callable[[str], _Number], text: str, expected: str) -> _Number:
+    """``text`` as ``kind`` (``int`` or ``float``), else the argument error saying it is not ``expected``."""
     try:
-        value = int(text)
+        return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not {expected}: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    value = converted(int, text, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
     return value
@@ -64,10 +72,7 @@ def positive_int(text: str) -> int:
 
 def port(text: str) -> int:
     """A TCP port, 0 (any free one) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    value = converted(int, text, "a port number")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
     return value
@@ -83,10 +88,7 @@ def page_size(text: str) -> int:
 
 def timeout(text: str) -> float:
     """``--timeout``: seconds for a whole call, retries included."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    value = converted(float, text, "a number of seconds")
     if not 0 < value <= SECONDS_PER_DAY:  # also refuses nan
         raise argparse.ArgumentTypeError(f"more than 0 and at most {SECONDS_PER_DAY:g} seconds, got {text}")
     return value

@@ -116,6 +116,16 @@ def _store_kind(url: str) -> str:
     raise SportsPostsError(f"unknown store scheme {scheme!r}: use redis://, postgresql:// or a SQLite file path")
 
 
+def _coordination_store(args: argparse.Namespace, what: str) -> tuple[str, str]:
+    """The URL and kind of the store that holds a ``what``: a fleet's coordination lives on
+    Redis or PostgreSQL only."""
+    url = _store_url(args)
+    kind = _store_kind(url)
+    if kind == "sqlite":
+        raise SportsPostsError(f"a {what} lives on redis:// or postgresql://")
+    return url, kind
+
+
 @contextlib.contextmanager
 def _closing(store: Any) -> Iterator[Any]:
     try:
@@ -258,10 +268,7 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 
     from .._budget import CallBudget
 
-    url = _store_url(args)
-    kind = _store_kind(url)
-    if kind == "sqlite":
-        raise SportsPostsError("a CallBudget lives on redis:// or postgresql://")
+    url, kind = _coordination_store(args, "CallBudget")
     exists = (_redis_has(url, "budget", [args.key]) if kind == "redis" else
               _pg_has(url, "budget", "sports_posts_budget", "key = %(key)s", {"key": args.key}))
     if not exists:
@@ -296,10 +303,7 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from ..polling._lease import Lease
 
-    url = _store_url(args)
-    kind = _store_kind(url)
-    if kind == "sqlite":
-        raise SportsPostsError("a Lease lives on redis:// or postgresql://")
+    url, kind = _coordination_store(args, "Lease")
     if kind == "postgresql" and not _pg_has(url, "lease", "sports_posts_leases", "key = %(key)s", {"key": args.key}):
         raise SportsPostsError(f"no lease {args.key!r} at this store: no poller has taken it "
                                "(check the key; nothing was created)")

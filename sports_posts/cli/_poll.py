@@ -15,6 +15,7 @@ from ._common import (
     SECONDS_PER_DAY,
     add_post_filters,
     connect,
+    converted,
     filters,
     fresh_line,
     page_size,
@@ -34,12 +35,7 @@ FREE_PLAN_CALLS_PER_MONTH = 200
 
 def _poll_interval(text: str) -> float:
     """``poll --interval``: seconds, from the floor up to a day."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not a number of seconds ({MIN_POLL_INTERVAL:g} to {SECONDS_PER_DAY:g}): {text!r}"
-        ) from None
+    value = converted(float, text, f"a number of seconds ({MIN_POLL_INTERVAL:g} to {SECONDS_PER_DAY:g})")
     if not (MIN_POLL_INTERVAL <= value <= SECONDS_PER_DAY):  # also refuses nan
         raise argparse.ArgumentTypeError(
             f"from {MIN_POLL_INTERVAL:g} to {SECONDS_PER_DAY:g} seconds (every cycle is a billed call), got {text}"

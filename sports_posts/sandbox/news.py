@@ -60,6 +60,19 @@ def _alt_sources(rng: random.Random, post: Post, count: int, sent_at: datetime) 
     return alts
 
 
+def _news_data(
+    world: World, rng: random.Random, post: Post, alt_sources: Union[int, Sequence[dict[str, Any]]], **fields: Any
+) -> dict[str, Any]:
+    """A news event's data object: its post's id, url and text, ``fields`` in their order,
+    then the alt sources; an empty ``event_id`` gets a fresh one, drawn after the alt
+    sources so that a seeded world gives the same events."""
+    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
+            else list(alt_sources))
+    if not fields["event_id"]:
+        fields["event_id"] = f"evt_{rng.getrandbits(96):024x}"
+    return {"id": post.id, "post_url": post.post_url, "text": post.text, **fields, "alt_sources": alts}
+
+
 def breaking_news_data(
     world: World,
     rng: random.Random,
@@ -80,24 +93,19 @@ def breaking_news_data(
     player = post.players[0].name if post.players else "the roster"
     post.text = text or _HEADLINES.get(news_type, _HEADLINES["other"]).format(team=team, player=player)
     players, teams = _tags(post)
-    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
-            else list(alt_sources))
-    data = {
-        "id": post.id,
-        "post_url": post.post_url,
-        "text": post.text,
-        "league": league,
-        "media_type": "text",
-        "created_at": isoformat(post.created_at),
-        "news_type": news_type,
-        "news_status": news_status,
-        "news_origin": news_origin,
-        "news_attribution": news_attribution or post.author.name,
-        "players": players,
-        "teams": teams,
-        "event_id": event_id or f"evt_{rng.getrandbits(96):024x}",
-        "alt_sources": alts,
-    }
+    data = _news_data(
+        world, rng, post, alt_sources,
+        league=league,
+        media_type="text",
+        created_at=isoformat(post.created_at),
+        news_type=news_type,
+        news_status=news_status,
+        news_origin=news_origin,
+        news_attribution=news_attribution or post.author.name,
+        players=players,
+        teams=teams,
+        event_id=event_id,
+    )
     return data, post
 
 
@@ -115,21 +123,15 @@ def update_data(
     """The data object of a ``breaking_news.update`` threading onto ``original`` by event_id."""
     post = world.publish(league=original["league"], media_type="none", media=[], highlight=False)
     post.text = text or f"Update: {whats_new}"
-    players, teams = original["players"], original["teams"]
-    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
-            else list(alt_sources))
-    data = {
-        "id": post.id,
-        "post_url": post.post_url,
-        "text": post.text,
-        "league": original["league"],
-        "news_type": news_type or original["news_type"],
-        "news_status": news_status or original["news_status"],
-        "event_id": original["event_id"],
-        "update_of": original["event_id"],
-        "whats_new": whats_new,
-        "players": players,
-        "teams": teams,
-        "alt_sources": alts,
-    }
+    data = _news_data(
+        world, rng, post, alt_sources,
+        league=original["league"],
+        news_type=news_type or original["news_type"],
+        news_status=news_status or original["news_status"],
+        event_id=original["event_id"],
+        update_of=original["event_id"],
+        whats_new=whats_new,
+        players=original["players"],
+        teams=original["teams"],
+    )
     return data, post

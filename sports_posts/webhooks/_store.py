@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_TTL",
     "MAX_TTL",
     "ClaimTokens",
+    "InboxPolicy",
     "PostgresClock",
     "PostgresStore",
     "StoreError",
@@ -93,6 +94,23 @@ MAX_TTL = 366 * 86400.0
 def check_ttl_and_lease(ttl: float, lease: float, *, ttl_name: str = "ttl") -> tuple[float, float]:
     """A store's memory and lease in seconds: finite, above 0, bounded (nan, inf refused)."""
     return _utils.seconds(ttl_name, ttl, maximum=MAX_TTL), _utils.seconds("lease", lease)
+
+
+class InboxPolicy:
+    """What every inbox is given to retry and remember its events, checked the same way by each engine."""
+
+    max_attempts: int
+    """The most handler runs (or leases without an outcome) of one event before it goes ``dead``."""
+    backoff: tuple[float, ...]
+    """Seconds before attempt 2, 3, ...; the last value repeats until ``max_attempts``."""
+    retention: float
+    """Seconds a done entry is kept before it is deleted."""
+    lease: float
+    """Seconds a worker holds an entry before another may take it."""
+
+    def _set_policy(self, max_attempts: int, backoff: Sequence[float], retention: float, lease: float) -> None:
+        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
 
 
 def lease_of(store: object) -> float:

@@ -215,10 +215,11 @@ class WebhookReceiver:
 
     # -- deciding ---------------------------------------------------------------------
 
-    @_telemetry.traced_delivery(_delivery_id)
-    def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
-        """Decide and produce the answer for one request (running the handler first when
-        there is no inbox); never raises."""
+    def _verify(
+        self, body: Payload, headers: Headers
+    ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent], float]:
+        """The head of ``handle`` and ``handle_async``: read and verify the request; the answer
+        when it ends here, else the event still to be claimed; and when the request started."""
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
         self._last_read = (headers, delivery_id)
         started = time.monotonic()
@@ -226,6 +227,13 @@ class WebhookReceiver:
             body, signature, delivery_id, secret=self._secret, header_names=self.header_names,
             tolerance=self._tolerance, clock_skew=self._clock_skew, now=self._clock(), filter=self.filter,
         )
+        return response, event, started
+
+    @_telemetry.traced_delivery(_delivery_id)
+    def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
+        """Decide and produce the answer for one request (running the handler first when
+        there is no inbox); never raises."""
+        response, event, started = self._verify(body, headers)
         if event is None:
             assert response is not None
             return response
@@ -244,14 +252,7 @@ class WebhookReceiver:
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers start at once."""
-        signature, delivery_id = signature_and_delivery(headers, self.header_names)
-        self._last_read = (headers, delivery_id)
-        started = time.monotonic()
-        # CPU only: no reason to leave the loop.
-        response, event = decision.verify(
-            body, signature, delivery_id, secret=self._secret, header_names=self.header_names,
-            tolerance=self._tolerance, clock_skew=self._clock_skew, now=self._clock(), filter=self.filter,
-        )
+        response, event, started = self._verify(body, headers)  # CPU only: no reason to leave the loop
         if event is None:
             assert response is not None
             return response

@@ -17,12 +17,11 @@ from ..._stores.postgres import NOW, Result, Statement
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
+    InboxPolicy,
     PostgresClock,
     PostgresStore,
     check_body,
     check_key,
-    check_retries,
-    check_ttl_and_lease,
 )
 from ._entry import DEFAULT_BACKOFF, InboxEntry
 
@@ -37,7 +36,7 @@ def _entries(rows: Sequence[tuple[Any, ...]]) -> list[InboxEntry]:
     return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
 
 
-class PostgresInbox(PostgresStore):
+class PostgresInbox(PostgresStore, InboxPolicy):
     """A durable inbox in a PostgreSQL table, drained by workers on many machines at once.
 
     Same interface and states as ``SQLiteInbox``. Workers lease rows with
@@ -60,12 +59,7 @@ class PostgresInbox(PostgresStore):
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
     ) -> None:
-        self.max_attempts: int
-        self.backoff: tuple[float, ...]
-        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
-        self.retention: float
-        self.lease: float
-        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
+        self._set_policy(max_attempts, backoff, retention, lease)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate)
 

@@ -22,10 +22,9 @@ from ..._stores.redis import Name, Redis
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
+    InboxPolicy,
     check_body,
     check_key,
-    check_retries,
-    check_ttl_and_lease,
 )
 from ._entry import DEFAULT_BACKOFF, InboxEntry
 
@@ -207,7 +206,7 @@ def _entry(key: str, body: Any, delivery: Any, attempts: Any, state: Any, error:
     )
 
 
-class RedisInbox:
+class RedisInbox(InboxPolicy):
     """A durable inbox on a Redis stream, shared by receivers and workers on many machines.
 
     Same interface and states as ``SQLiteInbox``. ``client_or_url`` is a ``redis://``
@@ -230,14 +229,9 @@ class RedisInbox:
         clock: Optional[Callable[[], float]] = None,
         socket_timeout: float = 10.0,
     ) -> None:
-        self.max_attempts: int
-        self.backoff: tuple[float, ...]
-        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
+        self._set_policy(max_attempts, backoff, retention, lease)
         if not prefix or not group:
             raise ParameterError("prefix and group must be non-empty", parameter="prefix")
-        self.retention: float
-        self.lease: float
-        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
         _utils.seconds("socket_timeout", socket_timeout)
         self.prefix: str
         self.group: str

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from ... import _utils
 from ..._errors import ParameterError
 from ..._stores.sqlite import thread_connection, typed_errors
-from .._store import DEFAULT_LEASE, DEFAULT_TTL, check_retries, check_ttl_and_lease
+from .._store import DEFAULT_LEASE, DEFAULT_TTL, InboxPolicy
 from ._entry import DEFAULT_BACKOFF, InboxEntry
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def _lenient_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-class SQLiteInbox:
+class SQLiteInbox(InboxPolicy):
     """Events committed to a SQLite file (WAL, ``synchronous=FULL``) before they are acknowledged.
 
     Rows are keyed by the dedupe key, so the same story is stored once. Several processes
@@ -55,12 +55,7 @@ class SQLiteInbox:
         self.path: str = os.fspath(path)
         if self.path == ":memory:":
             raise ParameterError("an inbox must be a file to survive a crash", parameter="path")
-        self.max_attempts: int
-        self.backoff: tuple[float, ...]
-        self.max_attempts, self.backoff = check_retries(max_attempts, backoff)
-        self.retention: float
-        self.lease: float
-        self.retention, self.lease = check_ttl_and_lease(retention, lease, ttl_name="retention")
+        self._set_policy(max_attempts, backoff, retention, lease)
         _utils.seconds("busy_timeout", busy_timeout)
         self._clock = clock
         self._busy_timeout = busy_timeout
