@@ -193,6 +193,11 @@ def cpu_clock(server_pid: Optional[int]) -> Callable[[], float]:
     return clock
 
 
+API_KEY = "sp_live_paid_" + "5f0c2a9e8d7b6a4c3e2f1a0b9c8d7e6f"
+"""A key as long as the service's (the sandbox issues ``sp_sandbox_<plan>_`` and 32 hex digits):
+the SDK scans every answer for an echo of it, and that scan's cost depends on its length."""
+
+
 def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int] = None) -> dict[str, float]:
     """One process's figures for ``bench_client`` on ``stack``: best and median ratios."""
     import importlib
@@ -202,12 +207,12 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
 
     lib: Any = importlib.import_module(stack)
     url = base + "/posts?leagues=NFL&limit=100"
-    headers = {"Authorization": "Bearer bench-key"}
+    headers = {"Authorization": f"Bearer {API_KEY}"}
     rounds = 2 if quick else 21
     number = 3 if quick else 20
     figures: dict[str, float] = {}
 
-    with lib.Client() as raw, SportsPosts(api_key="bench-key", base_url=base, http_client=lib.Client()) as sdk:
+    with lib.Client() as raw, SportsPosts(api_key=API_KEY, base_url=base, http_client=lib.Client()) as sdk:
 
         def floor() -> Any:
             return parse_plain(raw.get(url, headers=headers).content)
@@ -226,7 +231,7 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
     async def run_async() -> tuple[float, float, float, float]:
         limits = lib.Limits(max_connections=50, max_keepalive_connections=50)
         raw_a = lib.AsyncClient(limits=limits)
-        sdk_a = AsyncSportsPosts(api_key="bench-key", base_url=base, http_client=lib.AsyncClient(limits=limits))
+        sdk_a = AsyncSportsPosts(api_key=API_KEY, base_url=base, http_client=lib.AsyncClient(limits=limits))
 
         async def fetch_a() -> Any:
             return parse_plain((await raw_a.get(url, headers=headers)).content)
