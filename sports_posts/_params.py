@@ -12,13 +12,30 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable, Literal, Optional, Union, get_args
+from typing import Any, Callable, Literal, Optional, Union
 
 from pydantic_core import SchemaValidator, ValidationError, core_schema
 from typing_extensions import TypedDict
 
 from ._errors import ParameterError
-from ._vocabulary import COUNTRIES, MODE_PARAMETERS, modes_given
+from ._vocabulary import (
+    ASPECT_RATIOS,
+    COUNTRIES,
+    ID_TYPES,
+    LEAGUES,
+    MEDIA_TYPES,
+    MODE_PARAMETERS,
+    RESERVED_COUNTRIES,
+    SORTS,
+    SPORTS,
+    AspectRatio,
+    IdType,
+    LeagueCode,
+    MediaTypeFilter,
+    Sort,
+    modes_given,
+    near_id_type,
+)
 
 __all__ = [
     "ASPECT_RATIOS",
@@ -42,50 +59,8 @@ __all__ = [
     "encode_datetime",
     "encode_ids_params",
     "encode_posts_params",
-    "same_feed_form",
 ]
 
-LeagueCode = Union[
-    Literal[
-        "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
-        "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA", "ALL",
-    ],
-    str,
-]
-"""League codes of the specification, any case, checked before sending; a code the service
-added since this release goes through wrapped in ``Unchecked``."""
-
-Sport = Literal[
-    "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
-    "cricket", "rugby", "mma",
-]
-"""Parent sports of spec 4.1, a closed list (an invalid value is a 400); ``soccer`` is an
-alias of ``football``. Case-insensitive on the service, and so here."""
-IdType = Union[
-    Literal["code", "provider1_uid", "provider1_guid", "provider2", "service", "provider3"], str
-]
-"""Id systems of ``teams`` / ``players``; the reference page calls the list open-ended, so
-only a near miss of a known one (``"servce"``) is refused; ``Unchecked`` sends it anyway."""
-
-MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
-"""The union of the specification's two lists, checked before sending; a value the service
-added since this release goes through wrapped in ``Unchecked``."""
-AspectRatio = Literal["landscape", "portrait", "square"]
-"""Closed in spec 4.1: anything else is refused before sending."""
-Sort = Literal["recent", "trending", "top"]
-"""Closed in spec 4.1: anything else (``"newest"``) is refused before sending."""
-
-SORTS: tuple[str, ...] = get_args(Sort)
-ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
-SPORTS: tuple[str, ...] = get_args(Sport)
-LEAGUES: tuple[str, ...] = get_args(get_args(LeagueCode)[0])
-"""The league codes the SDK knows (and ``ALL``), upper case; the service takes any case."""
-MEDIA_TYPES: tuple[str, ...] = get_args(get_args(MediaTypeFilter)[0])
-"""The ``media_type`` values the SDK knows: the union of the specification's two lists."""
-ID_TYPES: tuple[str, ...] = get_args(get_args(IdType)[0])
-"""The ``id_type`` values of the specification (an open list: others pass unless near one)."""
-_RESERVED_COUNTRIES = {"UK": "GB", "EL": "GR", "EU": None, "XK": None}
-"""Codes in common use that ISO 3166-1 does not assign (``UK`` is ``GB``; ``EL`` is ``GR``)."""
 
 
 class Unchecked(str):
@@ -396,39 +371,6 @@ def _enc_media_type(name: str, value: Any) -> str:
     return text
 
 
-def _distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: edits, a swap of two neighbours counting as one."""
-    rows = [list(range(len(b) + 1))]
-    for i, ca in enumerate(a, 1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], rows[-2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
-
-
-def near_id_type(value: str) -> Optional[str]:
-    """The known ``id_type`` that ``value`` probably misspells, or ``None`` if it is known or
-    far from every known one (the list is open: ``provider9`` is a system of its own).
-
-    A near miss is one or two edits away (one for a short value), or the same letters in
-    another case; a value that differs from a known one only in its digits names another
-    provider (``provider4``), not a typo of ``provider2``."""
-    if value in ID_TYPES:
-        return None
-    folded = value.lower()
-    best: Optional[tuple[int, str]] = None
-    for known in ID_TYPES:
-        if re.sub(r"[0-9]+", "#", folded) == re.sub(r"[0-9]+", "#", known) and folded != known:
-            continue  # another provider's number
-        distance = _distance(folded, known)
-        if distance <= (1 if len(known) <= 4 else 2) and (best is None or distance < best[0]):
-            best = (distance, known)
-    return best[1] if best else None
-
-
 def _enc_id_type(name: str, value: Any) -> str:
     """An id system, open-ended as the specification says; a near miss of a known one is
     refused with what it probably meant, unless it is ``Unchecked``."""
@@ -456,8 +398,8 @@ def _enc_user_location(name: str, value: Any) -> str:
             parameter=name,
         )
     if code not in COUNTRIES and not isinstance(value, Unchecked):
-        if code in _RESERVED_COUNTRIES:
-            meant = _RESERVED_COUNTRIES[code]
+        if code in RESERVED_COUNTRIES:
+            meant = RESERVED_COUNTRIES[code]
             hint = f"; did you mean {meant!r}?" if meant else "."
             why = "is reserved, not assigned, in ISO 3166-1"
         else:
@@ -521,34 +463,6 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     for name in sorted(given, key=_ORDER.__getitem__):  # the wire order: the table's
         query[name] = _ENCODERS[name](name, given[name])
     return query
-
-
-_SETS = ("leagues", "sports", "teams", "players")
-"""Comma lists the service reads as sets of values (any order, a repeat adds nothing)."""
-
-
-def same_feed_form(query: Mapping[str, str]) -> dict[str, str]:
-    """An encoded query (``encode_posts_params``) in the form the service compares it: two
-    queries asking for the same posts have the same form.
-
-    League codes and sports are case-insensitive (``nfl`` is ``NFL``; ``soccer`` is
-    ``football``), ``league`` is ``leagues``, and ``leagues``, ``sports``, ``teams`` and
-    ``players`` are sets, so their order and repeats do not matter. A checkpoint stores its
-    feed in this form, and compares a stored feed after bringing it to this form too."""
-    form: dict[str, str] = {}
-    for name, value in query.items():
-        key = "leagues" if name == "league" else name
-        if key in _SETS:
-            items = [item.strip() for item in value.split(",")]
-            if key == "leagues":
-                items = [item.upper() for item in items]
-            elif key == "sports":
-                items = ["football" if item.lower() == "soccer" else item.lower() for item in items]
-            value = ",".join(sorted(set(items)))
-        elif key == "user_location":
-            value = value.upper()
-        form[key] = value
-    return dict(sorted(form.items()))
 
 
 def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[str]) -> None:

@@ -57,7 +57,7 @@ _REPORT_EVERY = 300.0  # seconds between two warnings of the same failing hook
 _reported: dict[str, float] = {}
 
 
-def _failed(where: str) -> None:
+def failed(where: str) -> None:
     """Report a failure of telemetry in ``where`` (inside an ``except``): a warning at most
     once per ``_REPORT_EVERY`` seconds per hook, a debug line otherwise; never raises."""
     try:
@@ -83,7 +83,7 @@ def _guarded(where: str) -> Callable[[F], F]:
             try:
                 return hook(*args, **kwargs)
             except Exception:
-                _failed(where)
+                failed(where)
                 return None
 
         return wrapper  # type: ignore[return-value]
@@ -115,41 +115,41 @@ class _Span:
         try:
             self._span.set_attribute(key, value)
         except Exception:
-            _failed("span.set_attribute")
+            failed("span.set_attribute")
 
     def add_event(self, name: str, attributes: Mapping[str, Any]) -> None:
         try:
             self._span.add_event(name, dict(attributes))
         except Exception:
-            _failed("span.add_event")
+            failed("span.add_event")
 
     def set_error(self, exc_type: str) -> None:
         try:
             trace = _api[0]
             self._span.set_status(trace.Status(trace.StatusCode.ERROR, exc_type))
         except Exception:
-            _failed("span.set_status")
+            failed("span.set_status")
 
     def is_recording(self) -> bool:
         try:
             return bool(self._span.is_recording())
         except Exception:
-            _failed("span.is_recording")
+            failed("span.is_recording")
             return False
 
     def end(self) -> None:
         try:
             self._span.end()
         except Exception:
-            _failed("span.end")
+            failed("span.end")
 
 
-def _start_span(api: Any, name: str, **kwargs: Any) -> Optional[_Span]:
+def start_span(api: Any, name: str, **kwargs: Any) -> Optional[_Span]:
     """A guarded span of the SDK's tracer, or ``None`` when the provider or tracer fails."""
     try:
         return _Span(_tracer(api).start_span(name, **kwargs))
     except Exception:
-        _failed("start_span")
+        failed("start_span")
         return None
 
 
@@ -162,7 +162,7 @@ def _otel() -> Any:
         except ImportError:
             _api = False
         except Exception:  # a broken installation: the SDK runs without telemetry
-            _failed("import opentelemetry")
+            failed("import opentelemetry")
             _api = False
         else:
             import contextvars
@@ -197,7 +197,7 @@ def _configured(api: Any) -> tuple[bool, bool]:
             _known = (current[0], current[1], answer)
         return answer
     except Exception:
-        _failed("get_tracer_provider")
+        failed("get_tracer_provider")
         return False, False
 
 
@@ -301,13 +301,14 @@ def _gauge(name: str, value: float, **attrs: Any) -> None:
     _gauges[(name, tuple(sorted(attrs.items())))] = value
 
 
-def _add(name: str, attrs: Mapping[str, Any], value: int = 1) -> None:
+def add(name: str, attrs: Mapping[str, Any], value: int = 1) -> None:
+    """Add ``value`` to the counter ``name`` (when metrics are recorded); never raises."""
     try:
         counter = _instrument(name)
         if counter is not None:
             counter.add(value, dict(attrs))
     except Exception:
-        _failed(name)
+        failed(name)
 
 
 # -- API calls -------------------------------------------------------------------------------
@@ -358,7 +359,7 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
     mode = _mode(call)
     if mode is not None:
         attrs["sports_posts.mode"] = mode
-    span = _start_span(api, f"{call.method} {template}", kind=trace.SpanKind.CLIENT, attributes=attrs) \
+    span = start_span(api, f"{call.method} {template}", kind=trace.SpanKind.CLIENT, attributes=attrs) \
         if tracing else None
     metric = {"url.template": template}
     attempts = 0
@@ -376,7 +377,7 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
             if sending:
                 attempts += 1
                 if attempts > 1:
-                    _add("sports_posts.retries", metric)
+                    add("sports_posts.retries", metric)
                 if span is not None:
                     _call_span.set(span)  # seen by a CallBudget refusing this attempt
             elif span is not None:
@@ -386,7 +387,7 @@ def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig,
             if sending:
                 status = getattr(value, "status_code", None)
                 outcome = {"http.response.status_code": status} if status else {"error.type": type(value).__name__}
-                _add("sports_posts.calls", {**metric, **outcome})
+                add("sports_posts.calls", {**metric, **outcome})
     except GeneratorExit:  # the driver stopped (a budget refusal ends the span first)
         raise
     except BaseException as exc:
@@ -423,7 +424,7 @@ def interrupted(flow: Generator[Any, Any, Any], exc: BaseException) -> None:
         flow.throw(exc)
     except BaseException as raised:
         if raised is not exc and not isinstance(raised, StopIteration):
-            _failed("interrupted")
+            failed("interrupted")
     finally:  # the caller sees the exception as it was raised, without the flow's frames
         exc.__traceback__, exc.__context__ = traceback, context
 
@@ -456,7 +457,7 @@ def budget_refused(budget: CallBudget, refusal: RefusalT) -> RefusalT:
 def _refused(budget: CallBudget, refusal: BaseException) -> None:
     if _otel() is None:
         return
-    _add("sports_posts.budget.refusals", {"sports_posts.budget.key": budget.key,
+    add("sports_posts.budget.refusals", {"sports_posts.budget.key": budget.key,
                                           "sports_posts.budget.bound": getattr(refusal, "bound", None)})
     span = _call_span.get()
     if span is not None:
@@ -481,7 +482,7 @@ def posts_delivered(count: int, filters: Mapping[str, Any]) -> None:
     """Count the posts of a batch a poller delivered."""
     if _api is False:
         return
-    _add("sports_posts.poll.posts_delivered", {"sports_posts.poll.feed": _feed(filters)}, count)
+    add("sports_posts.poll.posts_delivered", {"sports_posts.poll.feed": _feed(filters)}, count)
 
 
 @_guarded("poll_lag")
@@ -509,15 +510,13 @@ def lease_changed(key: str, change: str) -> None:
     """Count a lease this process took (``acquired``: a new holder) or lost (``lost``)."""
     if _api is False:
         return
-    _add("sports_posts.lease.changes", {"sports_posts.lease.key": key, "sports_posts.lease.change": change})
+    add("sports_posts.lease.changes", {"sports_posts.lease.key": key, "sports_posts.lease.change": change})
 
 
-# -- webhooks --------------------------------------------------------------------------------
+# -- inboxes ------------------------------------------------------------------------------
 
-_PASSED = {"accepted": "accepted", "processed": "processed", "duplicate": "duplicate", "ignored": "ignored"}
-
-
-def _inbox_name(inbox: Any) -> str:
+def inbox_name(inbox: Any) -> str:
+    """An inbox as its telemetry names it: its class."""
     return type(inbox).__name__
 
 
@@ -527,7 +526,7 @@ def _observe_inboxes() -> None:
             counts = inbox.counts()
         except Exception:  # an unreachable store: no figure rather than a failed export
             continue
-        name = _inbox_name(inbox)
+        name = inbox_name(inbox)
         _gauge("sports_posts.inbox.depth", counts.get("pending", 0) + counts.get("processing", 0),
                **{"sports_posts.inbox": name})
         _gauge("sports_posts.inbox.dead", counts.get("dead", 0), **{"sports_posts.inbox": name})
@@ -540,92 +539,16 @@ def watch_inbox(inbox: Any) -> None:
         _inboxes.add(inbox)
 
 
-def traced_delivery(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Callable[[F], F]:
-    """Wrap a receiver's ``handle``: a span and a count per webhook delivery.
-    ``delivery_id_of(receiver, headers)`` reads the delivery id (only when recording)."""
-    import functools
-
-    def decorate(handle: F) -> F:
-        @functools.wraps(handle)
-        def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
-            if _api is False:
-                return handle(receiver, body, headers)
-            started = time.time_ns()
-            response = handle(receiver, body, headers)
-            _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
-            return response
-
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def traced_delivery_async(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Callable[[F], F]:
-    """``traced_delivery`` for ``handle_async``."""
-    import functools
-
-    def decorate(handle: F) -> F:
-        @functools.wraps(handle)
-        async def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
-            if _api is False:
-                return await handle(receiver, body, headers)
-            started = time.time_ns()
-            response = await handle(receiver, body, headers)
-            _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
-            return response
-
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def _delivered(receiver: Any, response: Any, delivery_id: Callable[[], Optional[str]], started: int) -> None:
-    try:
-        _record_delivery(receiver, response, delivery_id(), started)
-    except Exception:  # telemetry must never turn an answer into an error
-        _failed("webhook delivery")
-
-
-def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], started: int) -> None:
+def recording() -> Optional[tuple[Any, bool]]:
+    """The OpenTelemetry modules and whether spans are recorded, when a provider of either
+    kind is configured; ``None`` when nothing would be recorded."""
     api = _otel()
     if api is None:
-        return
+        return None
     tracing, metering = _configured(api)
-    if not (tracing or metering):
-        return
-    outcome = response.outcome or "unknown"
-    event = response.event
-    kind = getattr(event, "event", None) or "unknown"
-    inbox = getattr(receiver, "inbox", None)
-    watch_inbox(inbox)
-    result = _PASSED.get(outcome, "refused")
-    attrs: dict[str, Any] = {"sports_posts.webhook.event": kind, "sports_posts.webhook.outcome": result}
-    if result == "refused":
-        attrs["sports_posts.webhook.reason"] = outcome
-    _add("sports_posts.webhook.deliveries", attrs)
-    if not tracing:
-        return
-    trace = api[0]
-    span_attrs: dict[str, Any] = {
-        **attrs,
-        "messaging.system": "sports_posts",
-        "messaging.operation.type": "process",
-        "messaging.operation.name": "process",
-        "messaging.destination.name": kind,
-        "http.response.status_code": response.status_code,
-    }
-    if delivery_id:
-        span_attrs["messaging.message.id"] = delivery_id[:200]
-    post_id = getattr(getattr(event, "data", None), "id", None)
-    if post_id:
-        span_attrs["messaging.message.conversation_id"] = str(post_id)
-    if inbox is not None:
-        span_attrs["sports_posts.webhook.inbox"] = _inbox_name(inbox)
-    span = _start_span(api, f"process {kind}", kind=trace.SpanKind.CONSUMER, attributes=span_attrs,
-                       start_time=started)
-    if span is None:
-        return
-    if result == "refused":
-        span.set_attribute("error.type", outcome)
-        span.set_error(outcome)
-    span.end()
+    return (api, tracing) if tracing or metering else None
+
+
+def absent() -> bool:
+    """Whether OpenTelemetry is known to be missing (a check of one module global)."""
+    return _api is False

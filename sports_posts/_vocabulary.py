@@ -1,5 +1,6 @@
-"""The spec's tables that the SDK and the sandbox both read: the modes of GET /posts, the
-ISO 3166-1 country codes, and the names of the webhook headers (``WebhookHeaders``).
+"""The spec's tables that the SDK and the sandbox both read: the values of GET /posts'
+closed parameters, its modes, the ISO 3166-1 country codes, and the names of the webhook
+headers (``WebhookHeaders``).
 
 They live below both layers so that neither imports the other."""
 
@@ -8,20 +9,113 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Literal, Optional, Union, get_args
 
 from ._errors import ParameterError
 
 __all__ = [
+    "ASPECT_RATIOS",
     "COUNTRIES",
     "DEFAULT_HEADER_NAMES",
     "DELIVERY_HEADER",
     "EVENT_HEADER",
+    "ID_TYPES",
+    "LEAGUES",
+    "MEDIA_TYPES",
     "MODE_PARAMETERS",
+    "RESERVED_COUNTRIES",
     "SIGNATURE_HEADER",
+    "SORTS",
+    "SPORTS",
+    "AspectRatio",
+    "IdType",
+    "LeagueCode",
+    "MediaTypeFilter",
+    "Sort",
+    "Sport",
     "WebhookHeaders",
     "header_names_or_default",
     "modes_given",
+    "near_id_type",
 ]
+
+# The values of GET /posts' parameters that the specification lists (spec 4.1).
+
+LeagueCode = Union[
+    Literal[
+        "NFL", "NCAAFB", "NBA", "WNBA", "NCAAMB", "MLB", "NHL", "PGA", "GOLF", "EPL", "MLS",
+        "FIFA", "SOCCER", "CRICKET", "RUGBY", "MMA", "ALL",
+    ],
+    str,
+]
+"""League codes of the specification, any case, checked before sending; a code the service
+added since this release goes through wrapped in ``Unchecked``."""
+
+Sport = Literal[
+    "americanfootball", "football", "soccer", "basketball", "baseball", "hockey", "golf",
+    "cricket", "rugby", "mma",
+]
+"""Parent sports of spec 4.1, a closed list (an invalid value is a 400); ``soccer`` is an
+alias of ``football``. Case-insensitive on the service, and so here."""
+IdType = Union[
+    Literal["code", "provider1_uid", "provider1_guid", "provider2", "service", "provider3"], str
+]
+"""Id systems of ``teams`` / ``players``; the reference page calls the list open-ended, so
+only a near miss of a known one (``"servce"``) is refused; ``Unchecked`` sends it anyway."""
+
+MediaTypeFilter = Union[Literal["image", "photo", "video", "gif", "animated_gif", "none"], str]
+"""The union of the specification's two lists, checked before sending; a value the service
+added since this release goes through wrapped in ``Unchecked``."""
+AspectRatio = Literal["landscape", "portrait", "square"]
+"""Closed in spec 4.1: anything else is refused before sending."""
+Sort = Literal["recent", "trending", "top"]
+"""Closed in spec 4.1: anything else (``"newest"``) is refused before sending."""
+
+SORTS: tuple[str, ...] = get_args(Sort)
+ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
+SPORTS: tuple[str, ...] = get_args(Sport)
+LEAGUES: tuple[str, ...] = get_args(get_args(LeagueCode)[0])
+"""The league codes the SDK knows (and ``ALL``), upper case; the service takes any case."""
+MEDIA_TYPES: tuple[str, ...] = get_args(get_args(MediaTypeFilter)[0])
+"""The ``media_type`` values the SDK knows: the union of the specification's two lists."""
+ID_TYPES: tuple[str, ...] = get_args(get_args(IdType)[0])
+"""The ``id_type`` values of the specification (an open list: others pass unless near one)."""
+RESERVED_COUNTRIES: dict[str, Optional[str]] = {"UK": "GB", "EL": "GR", "EU": None, "XK": None}
+"""Codes in common use that ISO 3166-1 does not assign (``UK`` is ``GB``; ``EL`` is ``GR``)."""
+
+
+def _distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: edits, a swap of two neighbours counting as one."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def near_id_type(value: str) -> Optional[str]:
+    """The known ``id_type`` that ``value`` probably misspells, or ``None`` if it is known or
+    far from every known one (the list is open: ``provider9`` is a system of its own).
+
+    A near miss is one or two edits away (one for a short value), or the same letters in
+    another case; a value that differs from a known one only in its digits names another
+    provider (``provider4``), not a typo of ``provider2``."""
+    if value in ID_TYPES:
+        return None
+    folded = value.lower()
+    best: Optional[tuple[int, str]] = None
+    for known in ID_TYPES:
+        if re.sub(r"[0-9]+", "#", folded) == re.sub(r"[0-9]+", "#", known) and folded != known:
+            continue  # another provider's number
+        distance = _distance(folded, known)
+        if distance <= (1 if len(known) <= 4 else 2) and (best is None or distance < best[0]):
+            best = (distance, known)
+    return best[1] if best else None
+
 
 # The modes of GET /posts that parameters select (spec 4.1): one table for the SDK's
 # combined-modes warning, its telemetry and the sandbox's strict refusal.

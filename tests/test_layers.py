@@ -85,3 +85,20 @@ def test_the_webhook_adapters_reach_the_receiver_through_public_names_only() -> 
                   and not (isinstance(node.value, ast.Name) and node.value.id == "self")):  # its own
                 private.append(f"{path.name}: .{node.attr}")
     assert private == []
+
+
+def test_no_module_outside_the_sandbox_passes_600_lines_and_the_root_holds_at_most_20() -> None:
+    """A module a newcomer can read whole; a root that reads like a table of contents. The
+    sandbox, an emulator of the whole service, is measured by its own tests."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "sports_posts"
+    long = {
+        str(path.relative_to(package)): lines
+        for path in package.rglob("*.py")
+        if "sandbox" not in path.relative_to(package).parts
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, f"modules over 600 lines: {long}"
+    root = sorted(path.name for path in package.glob("*.py"))
+    assert len(root) <= 20, root

@@ -13,12 +13,11 @@ from typing_extensions import TypedDict
 from .. import _endpoints, _telemetry
 from .._budget import BudgetExhaustedError
 from .._errors import APIStatusError, ParameterError
-from .._params import same_feed_form
 from .._request import APICall
 from .._transport import RawResponse
 from ..models.post import PostsResponse
 from ._algorithm import MAX_WAIT, Commit, Deliver, Fetch, Sleep, log, poll_cycles
-from ._config import DEFAULT_LOOKBACK, PollConfig, to_datetime
+from ._config import DEFAULT_LOOKBACK, PollConfig, same_feed_form, to_datetime
 from ._lease import Lease, LeaseLostError
 from ._skew import ClockSkew, parse_http_date
 from ._state import PollState

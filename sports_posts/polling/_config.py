@@ -9,10 +9,12 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Optional, Union
 
 from .._errors import ParameterError
-from .._params import encode_datetime, encode_posts_params, same_feed_form
+from .._params import encode_datetime, encode_posts_params
 from ._state import PollState
 
-__all__ = ["DEFAULT_LIMIT", "DEFAULT_LOOKBACK", "MAX_PAGES_PER_CYCLE", "PollConfig", "to_datetime"]
+__all__ = [
+    "DEFAULT_LIMIT", "DEFAULT_LOOKBACK", "MAX_PAGES_PER_CYCLE", "PollConfig", "same_feed_form", "to_datetime",
+]
 
 DEFAULT_LOOKBACK: timedelta = timedelta(seconds=180)
 """Two minutes of indexing delay (spec 1: "indexed within seconds") plus one minute for
@@ -31,6 +33,34 @@ RESERVED = ("since", "since_id", "page", "sort")
 BACKOFF_INITIAL = 1.0
 BACKOFF_MIN_CAP = 60.0
 SECONDS_PER_DAY = 86400.0
+
+
+_SETS = ("leagues", "sports", "teams", "players")
+"""Comma lists the service reads as sets of values (any order, a repeat adds nothing)."""
+
+
+def same_feed_form(query: Mapping[str, str]) -> dict[str, str]:
+    """An encoded query (``encode_posts_params``) in the form the service compares it: two
+    queries asking for the same posts have the same form.
+
+    League codes and sports are case-insensitive (``nfl`` is ``NFL``; ``soccer`` is
+    ``football``), ``league`` is ``leagues``, and ``leagues``, ``sports``, ``teams`` and
+    ``players`` are sets, so their order and repeats do not matter. A checkpoint stores its
+    feed in this form, and compares a stored feed after bringing it to this form too."""
+    form: dict[str, str] = {}
+    for name, value in query.items():
+        key = "leagues" if name == "league" else name
+        if key in _SETS:
+            items = [item.strip() for item in value.split(",")]
+            if key == "leagues":
+                items = [item.upper() for item in items]
+            elif key == "sports":
+                items = ["football" if item.lower() == "soccer" else item.lower() for item in items]
+            value = ",".join(sorted(set(items)))
+        elif key == "user_location":
+            value = value.upper()
+        form[key] = value
+    return dict(sorted(form.items()))
 
 
 def to_datetime(name: str, value: Union[datetime, str]) -> datetime:

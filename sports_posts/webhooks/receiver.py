@@ -37,7 +37,7 @@ from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Union
 
-from .. import _telemetry, _utils
+from .. import _utils
 from .._errors import ParameterError
 from .._vocabulary import WebhookHeaders, header_names_or_default
 from . import _decision as decision
@@ -45,6 +45,7 @@ from ._common import secret_keys
 from ._decision import WebhookResponse
 from ._engine import MAX_WORKERS_LIMIT, HandlerEngine
 from ._inbox_worker import InboxWorker
+from ._traced import traced_delivery, traced_delivery_async
 from .dedupe import DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .events import (
@@ -229,7 +230,7 @@ class WebhookReceiver:
         )
         return response, event, started
 
-    @_telemetry.traced_delivery(_delivery_id)
+    @traced_delivery(_delivery_id)
     def handle(self, body: Payload, headers: Headers) -> WebhookResponse:
         """Decide and produce the answer for one request (running the handler first when
         there is no inbox); never raises."""
@@ -248,7 +249,7 @@ class WebhookReceiver:
             return self._enqueue(body, event, key)
         return self._engine.run_inline(event, key, started)
 
-    @_telemetry.traced_delivery_async(_delivery_id)
+    @traced_delivery_async(_delivery_id)
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers start at once."""

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sports_posts as sp
-from sports_posts._params import COUNTRIES, ID_TYPES, Unchecked, encode_posts_params, near_id_type
+from sports_posts._params import COUNTRIES, ID_TYPES, Unchecked, encode_posts_params
+from sports_posts._vocabulary import near_id_type
 from tests.runner import Runner
 
 from .conftest import page

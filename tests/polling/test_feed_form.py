@@ -20,7 +20,8 @@ from sports_posts import (
     PollState,
     SportsPosts,
 )
-from sports_posts._params import LEAGUES, encode_posts_params, same_feed_form
+from sports_posts._params import LEAGUES, encode_posts_params
+from sports_posts.polling._config import same_feed_form
 from support.fake_service import T0, FakePostsService
 
 from .conftest import TimeHarness, ids, make_poller
