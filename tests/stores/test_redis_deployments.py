@@ -357,9 +357,12 @@ def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, gi
     inbox.put("queued", b"x")
     # Replication is asynchronous: only what the replica acknowledged survives the master's
     # death (WAIT, as a deployment that needs it would), so the test waits for that first.
+    # WAIT counts the replicas that have this connection's own writes: one write of its own,
+    # after the stores' (the stream is in order), makes it cover theirs too.
     import redis as redis_py
 
     with redis_py.Redis(port=setup.master_port(), socket_timeout=5) as master:
+        master.set(f"fo{tag}:replicated", "1")
         assert master.execute_command("WAIT", 1, 5000) >= 1
     old = setup.kill_master()
     try:
