@@ -239,6 +239,16 @@ def _providers(api: Any) -> tuple[bool, bool]:
     return tracing, metering
 
 
+def recording() -> Optional[tuple[Any, bool]]:
+    """The OpenTelemetry modules and whether spans are recorded, when a provider of either
+    kind is configured; ``None`` when nothing would be recorded."""
+    api = _otel()
+    if api is None:
+        return None
+    tracing, metering = _configured(api)
+    return (api, tracing) if tracing or metering else None
+
+
 def _tracer(api: Any) -> Any:
     from ._version import __version__
 
@@ -335,13 +345,10 @@ def traced_flow(flow: Generator[Any, Any, T], call: APICall, config: ClientConfi
 
     A driver hands an exception that stops the call outside the flow (a cancellation, a
     ``KeyboardInterrupt``, a refusal) to ``interrupted`` before raising it."""
-    api = _otel()
-    if api is None:
+    observed = recording()
+    if observed is None:
         return flow
-    tracing, metering = _configured(api)
-    if not (tracing or metering):
-        return flow
-    return _observed(flow, call, config, api, tracing)
+    return _observed(flow, call, config, *observed)
 
 
 def _observed(flow: Generator[Any, Any, T], call: APICall, config: ClientConfig, api: Any,
@@ -458,7 +465,7 @@ def _refused(budget: CallBudget, refusal: BaseException) -> None:
     if _otel() is None:
         return
     add("sports_posts.budget.refusals", {"sports_posts.budget.key": budget.key,
-                                          "sports_posts.budget.bound": getattr(refusal, "bound", None)})
+                                         "sports_posts.budget.bound": getattr(refusal, "bound", None)})
     span = _call_span.get()
     if span is not None:
         _call_span.set(None)
@@ -537,16 +544,6 @@ def watch_inbox(inbox: Any) -> None:
     """Report ``inbox``'s depth and dead letters with the gauges (read when exported)."""
     if inbox is not None and _otel() is not None:
         _inboxes.add(inbox)
-
-
-def recording() -> Optional[tuple[Any, bool]]:
-    """The OpenTelemetry modules and whether spans are recorded, when a provider of either
-    kind is configured; ``None`` when nothing would be recorded."""
-    api = _otel()
-    if api is None:
-        return None
-    tracing, metering = _configured(api)
-    return (api, tracing) if tracing or metering else None
 
 
 def absent() -> bool:

@@ -92,8 +92,8 @@ def _record_delivery(receiver: Any, response: Any, delivery_id: Optional[str], s
         span_attrs["messaging.message.conversation_id"] = str(post_id)
     if inbox is not None:
         span_attrs["sports_posts.webhook.inbox"] = _telemetry.inbox_name(inbox)
-    span = _telemetry.start_span(api, f"process {kind}", kind=trace.SpanKind.CONSUMER, attributes=span_attrs,
-                       start_time=started)
+    span = _telemetry.start_span(api, f"process {kind}", kind=trace.SpanKind.CONSUMER,
+                                 attributes=span_attrs, start_time=started)
     if span is None:
         return
     if result == "refused":
