@@ -24,21 +24,18 @@ STATEMENTS = {
 }
 
 
-_BYTECODE = tempfile.mkdtemp(prefix="sports-posts-bench-pyc-")
-
-
-def _environment() -> dict[str, str]:
-    """The interpreters' environment: bytecode written once to a directory of this run's."""
+def _environment(bytecode: str) -> dict[str, str]:
+    """The interpreters' environment: bytecode written once to ``bytecode``, this run's directory."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = _BYTECODE
+    env["PYTHONPYCACHEPREFIX"] = bytecode
     return env
 
 
-def _top_level(statement: str) -> dict[str, int]:
+def _top_level(statement: str, env: dict[str, str]) -> dict[str, int]:
     """Cumulative microseconds of each top-level import made running ``statement``."""
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", statement],
-        capture_output=True, text=True, check=True, timeout=60, env=_environment(),
+        capture_output=True, text=True, check=True, timeout=60, env=env,
     )
     times: dict[str, int] = {}
     for line in result.stderr.splitlines():
@@ -50,19 +47,21 @@ def _top_level(statement: str) -> dict[str, int]:
     return times
 
 
-def import_microseconds(statement: str) -> int:
+def import_microseconds(statement: str, env: dict[str, str]) -> int:
     """Microseconds the imports of ``statement`` take, interpreter start-up excluded."""
-    startup = _top_level("pass")
-    return sum(us for name, us in _top_level(statement).items() if name not in startup)
+    startup = _top_level("pass", env)
+    return sum(us for name, us in _top_level(statement, env).items() if name not in startup)
 
 
 def best_of(rounds: int) -> dict[str, int]:
     """The best time of each statement and of the baseline over interleaved rounds."""
     best: dict[str, int] = {}
-    for statement in ("pass", BASELINE, *STATEMENTS.values()):  # compiles what they import, once
-        _top_level(statement)
-    for _ in range(rounds):
-        for name, statement in {"baseline": BASELINE, **STATEMENTS}.items():
-            value = import_microseconds(statement)
-            best[name] = min(best.get(name, value), value)
+    with tempfile.TemporaryDirectory(prefix="sports-posts-bench-pyc-") as bytecode:
+        env = _environment(bytecode)
+        for statement in ("pass", BASELINE, *STATEMENTS.values()):  # compiles what they import, once
+            _top_level(statement, env)
+        for _ in range(rounds):
+            for name, statement in {"baseline": BASELINE, **STATEMENTS}.items():
+                value = import_microseconds(statement, env)
+                best[name] = min(best.get(name, value), value)
     return best

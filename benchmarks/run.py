@@ -193,7 +193,7 @@ def cpu_clock(server_pid: Optional[int]) -> Callable[[], float]:
     return clock
 
 
-API_KEY = "sp_live_paid_" + "5f0c2a9e8d7b6a4c3e2f1a0b9c8d7e6f"
+API_KEY = "sp_live_paid_5f0c2a9e8d7b6a4c3e2f1a0b9c8d7e6f"
 """A key as long as the service's (the sandbox issues ``sp_sandbox_<plan>_`` and 32 hex digits):
 the SDK scans every answer for an echo of it, and that scan's cost depends on its length."""
 
