@@ -30,8 +30,7 @@ from support.servers import (
     private_redis_cluster,
     private_redis_sentinel,
 )
-
-PATIENCE = 30.0  # far past every bound here: a call still running then is unbounded
+from tests.stores.bounded import bounded
 
 
 @pytest.fixture(scope="session")
@@ -326,15 +325,6 @@ def test_a_cluster_drain_handles_each_story_once(redis_cluster: list[int]) -> No
         receiver.close()
 
 
-def _outcome(call: Callable[[], Any]) -> Any:
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        future = pool.submit(call)
-        try:
-            return future.exception(timeout=PATIENCE) or future.result()
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"a call during the failover was still waiting after {PATIENCE} s")
-
-
 @pytest.mark.parametrize("given", ["url", "client"])
 def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, given: str) -> None:
     import redis.sentinel
@@ -367,14 +357,14 @@ def test_the_stores_follow_a_sentinel_failover(redis_sentinel: SentinelSetup, gi
     old = setup.kill_master()
     try:
         for call in calls:  # during the switch: a typed error within the bound, or already through
-            outcome = _outcome(call)
+            outcome = bounded(call)
             assert not isinstance(outcome, BaseException) or isinstance(outcome, StoreUnavailableError), outcome
         setup.wait_promoted(old)
         for call in calls:  # the new master: the first call may still meet a dropped connection
-            outcome = _outcome(call)
+            outcome = bounded(call)
             if isinstance(outcome, BaseException):
                 assert isinstance(outcome, StoreUnavailableError), outcome
-                outcome = _outcome(call)
+                outcome = bounded(call)
             assert not isinstance(outcome, BaseException), outcome
         assert store.is_complete("before")  # replicated before the master died
         assert inbox.get("queued") is not None

@@ -22,11 +22,11 @@ from sports_posts import CallBudget, ParameterError, PollState, RedisCheckpoint
 from sports_posts._stores import StoreError
 from sports_posts.polling import Lease, PostgresCheckpoint
 from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox, RedisDedupeStore, RedisInbox
+from tests.stores.bounded import PATIENCE, bounded
 from tests.stores.pg_process import PostgresProcess
 from tests.webhooks.stores.redis_process import RedisProcess
 
 BOUND = 0.5  # every store's statement/socket timeout here: small, so the tests settle fast
-PATIENCE = 30.0  # how long a test waits before calling a call unbounded (far past any bound)
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +77,6 @@ def _store(kind: str, url: str) -> tuple[Any, Call]:
 KINDS = ["lease", "budget", "checkpoint", "inbox", "dedupe"]
 
 
-def _bounded(call: Call) -> Any:
-    """``call()``'s result or exception; a call still running after PATIENCE is a failure."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        future = pool.submit(call)
-        try:
-            return future.exception(timeout=PATIENCE) or future.result()
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"the call was still waiting after {PATIENCE} s: unbounded")
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_after_a_postgres_restart_the_next_call_succeeds(pg: PostgresProcess, kind: str) -> None:
     store, call = _store(kind, pg.url)
@@ -112,7 +102,7 @@ def test_a_frozen_postgres_is_a_typed_error_within_the_bound_then_recovers(pg: P
     call()
     pg.freeze()
     try:
-        outcome = _bounded(call)
+        outcome = bounded(call)
     finally:
         pg.thaw()
     assert isinstance(outcome, StoreError) and outcome.engine == "postgres", outcome
@@ -130,7 +120,7 @@ def test_a_frozen_redis_is_a_typed_error_within_the_bound_then_recovers(rd: Redi
     call()
     rd.pause()
     try:
-        outcome = _bounded(call)
+        outcome = bounded(call)
     finally:
         rd.resume()
     assert isinstance(outcome, StoreError) and outcome.engine == "redis", outcome
@@ -173,7 +163,7 @@ def test_a_client_frozen_or_killed_inside_a_call_holds_no_one_up(pg: PostgresPro
             child.wait(timeout=10)
         if what == "budget":
             budget = CallBudget(pg.url, per_minute=10_000, key=key, statement_timeout=BOUND)
-            outcome = _bounded(budget.try_acquire)
+            outcome = bounded(budget.try_acquire)
             assert not isinstance(outcome, BaseException) and outcome.granted, outcome
             budget.close()
         else:
@@ -188,7 +178,7 @@ def test_a_client_frozen_or_killed_inside_a_call_holds_no_one_up(pg: PostgresPro
                     time.sleep(0.05)  # the server's clock decides the expiry; poll it
                 return None
 
-            token = _bounded(take_over)
+            token = bounded(take_over)
             assert isinstance(token, int) and token > 0, token
             lease.close()
     finally:
