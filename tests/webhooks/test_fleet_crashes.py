@@ -25,6 +25,7 @@ import pytest
 
 from sports_posts.sandbox import Sandbox
 from support.servers import free_port as _free_port
+from tests.crash_helpers import wait_for
 
 WORKER = str(Path(__file__).with_name("fleet_worker.py"))
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -33,15 +34,6 @@ RECEIVERS = 4
 STORIES = 30  # sent at least
 MAX_STORIES = 300  # sent at most while waiting for the kills
 KILLS = 4  # outside SIGKILLs at random moments
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    """Wait for other processes to reach a state (a safety timeout, not a timed assertion)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 class Balancer:
@@ -152,7 +144,7 @@ def run_fleet(
     sandbox = Sandbox(seed=13, time_scale=0.02, webhook_timeout=5.0)
     balancer = Balancer(fleet.ports, rng)
     try:
-        _wait_for(lambda: fleet.serving() == RECEIVERS, "the receivers to listen")
+        wait_for(lambda: fleet.serving() == RECEIVERS, "the receivers to listen")
         sandbox.start()
         sandbox.subscribe(balancer.url, SECRET)
         log = Path(f"{chaos_file}.log")
@@ -179,7 +171,7 @@ def run_fleet(
             jobs = sandbox.delivery_jobs
             return all(job.state in ("delivered", "dead") for job in jobs) and settled(len(jobs))
 
-        _wait_for(all_settled, "deliveries and inbox to settle", timeout=90)
+        wait_for(all_settled, "deliveries and inbox to settle", timeout=90)
         fleet.restart_the_dead()
         assert {job.state for job in sandbox.delivery_jobs} == {"delivered"}, "nothing undelivered"
         assert fleet.kills == KILLS, "every outside kill happened"
