@@ -103,6 +103,10 @@ def ratios(times: dict[str, list[float]]) -> tuple[float, float]:
 
 PROCESSES = 5
 """Fresh interpreters each parse and fetch comparison runs in, one after the other."""
+PROCESS_TIMEOUT = 600
+"""Seconds one of those interpreters may take (about 30 are usual): past it the run stops
+with the process's output instead of waiting. An asyncio run whose code raised while
+httpcore requests were in flight can wait for ever cancelling them (Python 3.9)."""
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -117,7 +121,13 @@ def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
     runs = []
     for _ in range(1 if quick else PROCESSES):
         code = f"import json; from benchmarks.run import *; print(json.dumps({call}))"
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+        try:
+            out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                                 check=True, timeout=PROCESS_TIMEOUT)
+        except subprocess.SubprocessError as exc:  # failed or stuck: say why, not a bare code
+            stderr = getattr(exc, "stderr", None) or b""
+            text = stderr if isinstance(stderr, str) else stderr.decode(errors="replace")
+            raise SystemExit(f"benchmark process failed: {exc}\n{text[-3000:]}") from None
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     figures: dict[str, Any] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     figures["processes"] = runs

@@ -405,7 +405,7 @@ REQUEST_OPTION_NAMES = frozenset(RequestOptions.__annotations__)
 def split_request_options(arguments: Mapping[str, Any]) -> tuple[CallOptions, dict[str, Any]]:
     """The per-call options among a method's keyword arguments, checked, and the rest
     (the endpoint's own parameters, left for its encoder to check)."""
+    if arguments.keys().isdisjoint(REQUEST_OPTION_NAMES):
+        return NO_OPTIONS, dict(arguments)
     rest = {k: v for k, v in arguments.items() if k not in REQUEST_OPTION_NAMES}
-    if len(rest) == len(arguments):
-        return NO_OPTIONS, rest
     return CallOptions.check({k: v for k, v in arguments.items() if k in REQUEST_OPTION_NAMES}), rest

@@ -213,8 +213,8 @@ def _csv(name: str, value: Any) -> list[str]:
             f"got {type(value).__name__}",
             parameter=name,
         )
-    items = [p.strip() for p in parts]
-    if not items or any(not p for p in items):
+    items = list(map(str.strip, parts))
+    if not all(items) or not items:
         raise ParameterError(f"{name}: empty value in {_shown(value)}", parameter=name)
     return items
 
@@ -356,12 +356,19 @@ def _enc_leagues(name: str, value: Any) -> str:
     items = _csv(name, value)
     if isinstance(value, Unchecked):
         return ",".join(items)
+    if isinstance(value, str):
+        for item in items:
+            if item.upper() not in _LEAGUE_CODES:
+                raise _unknown(name, item, LEAGUES, "a league code")
+        return ",".join(items)
     # _csv makes one item of each item of a sequence, in order
-    free = [False] * len(items) if isinstance(value, str) else [isinstance(v, Unchecked) for v in value]
-    for item, unchecked in zip(items, free):
-        if not unchecked and item.upper() not in LEAGUES:
+    for item, given in zip(items, value):
+        if not isinstance(given, Unchecked) and item.upper() not in _LEAGUE_CODES:
             raise _unknown(name, item, LEAGUES, "a league code")
     return ",".join(items)
+
+
+_LEAGUE_CODES = frozenset(LEAGUES)
 
 
 def _enc_media_type(name: str, value: Any) -> str:
@@ -449,7 +456,8 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     ``None`` means "not sent". Raises ``ParameterError`` for anything the
     specification rules out, naming the parameter.
     """
-    _refuse_unknown("GET /posts", params, POSTS_PARAMETERS)
+    if not params.keys() <= POSTS_PARAMETERS:
+        _refuse_unknown("GET /posts", params, POSTS_PARAMETERS)
     given = {k: v for k, v in params.items() if v is not None}
     if "league" in given and "leagues" in given:
         # Each is sent under its own name (the service accepts both); sending both would
@@ -478,6 +486,28 @@ def _refuse_unknown(endpoint: str, params: Mapping[str, Any], known: frozenset[s
 
 def _check(given: Mapping[str, Any]) -> None:
     """The cross-parameter rules of spec 4.1 and 8 that the SDK can check locally."""
+    if not given.keys().isdisjoint(_MODE_NAMES):
+        _check_modes(given)
+    if "radius_km" in given:
+        _check_range(
+            "radius_km", _number("radius_km", given["radius_km"]), 0, MAX_RADIUS_KM, low_open=True
+        )
+    if "min_score" in given:
+        _check_range("min_score", _number("min_score", given["min_score"]), 0, 9)
+    if "min_duration" in given and _integer("min_duration", given["min_duration"]) < 0:
+        raise ParameterError("min_duration: must be 0 or more milliseconds", parameter="min_duration")
+    if "limit" in given:
+        _check_range("limit", _integer("limit", given["limit"]), 1, MAX_LIMIT)
+    if "page" in given and _integer("page", given["page"]) < 1:
+        raise ParameterError("page: must be 1 or more", parameter="page")
+
+
+_MODE_NAMES = frozenset(name for names in MODE_PARAMETERS.values() for name in names)
+"""The parameters of the mode rules below: a request with none of them has no mode to check."""
+
+
+def _check_modes(given: Mapping[str, Any]) -> None:
+    """Spec 4.1's rules of the team, player, game and nearby modes."""
     if "teams" in given and len(_csv("teams", given["teams"])) > MAX_TEAMS:
         raise ParameterError(f"teams: at most {MAX_TEAMS} ids per request", parameter="teams")
     if "players" in given and len(_csv("players", given["players"])) > MAX_PLAYERS:
@@ -508,18 +538,6 @@ def _check(given: Mapping[str, Any]) -> None:
     if "lat" in given:
         _check_range("lat", _number("lat", given["lat"]), -90, 90)
         _check_range("lng", _number("lng", given["lng"]), -180, 180)
-    if "radius_km" in given:
-        _check_range(
-            "radius_km", _number("radius_km", given["radius_km"]), 0, MAX_RADIUS_KM, low_open=True
-        )
-    if "min_score" in given:
-        _check_range("min_score", _number("min_score", given["min_score"]), 0, 9)
-    if "min_duration" in given and _integer("min_duration", given["min_duration"]) < 0:
-        raise ParameterError("min_duration: must be 0 or more milliseconds", parameter="min_duration")
-    if "limit" in given:
-        _check_range("limit", _integer("limit", given["limit"]), 1, MAX_LIMIT)
-    if "page" in given and _integer("page", given["page"]) < 1:
-        raise ParameterError("page: must be 1 or more", parameter="page")
 
 
 def _refuse_combined_modes(given: Mapping[str, Any]) -> None:
