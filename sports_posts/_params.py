@@ -214,7 +214,7 @@ def _csv(name: str, value: Any) -> list[str]:
             parameter=name,
         )
     items = list(map(str.strip, parts))
-    if not all(items) or not items:
+    if not items or not all(items):
         raise ParameterError(f"{name}: empty value in {_shown(value)}", parameter=name)
     return items
 

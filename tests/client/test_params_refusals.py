@@ -133,3 +133,26 @@ def test_the_known_id_types_pass_and_the_mode_helpers_check_too(runner: Runner, 
     with pytest.raises(sp.ParameterError, match="did you mean 'service'"):
         runner.run(lambda c: c.posts.by_team("KC", id_type="srevice"))
     assert route.call_count == len(ID_TYPES)
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"teams": "KC", "limit": 0}, "id_type"),  # a mode rule before a range
+        ({"lat": 1.0, "limit": 500, "page": 0}, "lng"),
+        ({"limit": 0, "page": 0}, "limit"),  # ranges in the table's order
+        ({"min_score": 12, "limit": 0}, "min_score"),
+        ({"leagues": "NFX", "limit": 0}, "limit"),  # the rules before each value's encoding
+        ({"leagues": ["NFL", "NFX"]}, "leagues"),
+    ],
+)
+def test_of_several_mistakes_the_first_rule_broken_is_named(params: dict[str, Any], named: str) -> None:
+    with pytest.raises(sp.ParameterError) as caught:
+        encode_posts_params(params)
+    assert caught.value.parameter == named
+
+
+def test_a_sequence_of_league_codes_checks_each_unless_unchecked() -> None:
+    assert encode_posts_params({"leagues": ["nfl", Unchecked("XFL")]}) == {"leagues": "nfl,XFL"}
+    with pytest.raises(sp.ParameterError, match="'XFL' is not a league code"):
+        encode_posts_params({"leagues": [Unchecked("NFX"), "XFL"]})
