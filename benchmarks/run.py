@@ -137,6 +137,7 @@ def in_fresh_processes(call: str, quick: bool) -> dict[str, Any]:
 def bench_client(quick: bool) -> None:
     """Fetch + parse of a 100-post page, on each HTTP stack, against that stack's own client
     doing the same GET with plain pydantic models of the page (the floor API.md's models set)."""
+    bench_client_construction(quick)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks._page_server", str(port)])
     try:
@@ -167,6 +168,23 @@ def bench_client(quick: bool) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def bench_client_construction(quick: bool) -> None:
+    """Making (and closing) a client vs making an ``httpx.Client()``: the SDK's pools share
+    one certificate store, where each library client loads its CA bundle again."""
+    import httpx
+
+    from sports_posts import SportsPosts
+
+    def ours() -> None:
+        SportsPosts(api_key=API_KEY, base_url="https://api.example.com/v1").close()
+
+    def baseline() -> None:
+        httpx.Client().close()
+
+    ratio, _ = compare(ours, baseline, number=3 if quick else 20, rounds=2 if quick else 7)
+    note("making and closing a client vs httpx.Client()", f"{ratio:.3f}x", ratio=round(ratio, 4))
 
 
 def stack_missing(stack: str) -> Optional[str]:

@@ -31,12 +31,12 @@ from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
-    NoCookies,
     Response,
     Timeout,
     deadline,
     deadline_client,
     default_stack,
+    own_pool,
     stack_of,
 )
 from ._redact import watch_key
@@ -421,7 +421,8 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        return self._config.stack.AsyncClient(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
+        pool: AsyncClient = own_pool(self._config.stack, trust_env=trust_env, kind="AsyncClient")
+        return pool
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""

@@ -19,6 +19,7 @@ import importlib
 import os
 import re
 import ssl
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
@@ -56,6 +57,8 @@ __all__ = [
     "default_stack",
     "is_timeout",
     "load_stack",
+    "own_pool",
+    "shared_ssl_context",
     "stack_of",
     "URL",
     "AsyncClient",
@@ -282,6 +285,45 @@ class NoCookies(http.cookiejar.CookieJar):
         return None
 
 
+_SSL_CONTEXTS: dict[tuple[str, bool, Optional[str], Optional[str]], ssl.SSLContext] = {}
+_SSL_LOCK = threading.Lock()
+
+
+def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
+    """The certificate store of the SDK's own pools: the one ``stack`` makes by default
+    (its ``create_ssl_context``), made once per library and setting instead of once per
+    client, since loading a CA bundle costs about 20 ms.
+
+    When the environment is trusted, ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are read as
+    the library reads them, on every client: naming another bundle makes another context.
+    The SDK's pools all ask for HTTP/1.1 (the one setting httpcore writes on a context), and
+    an ``ssl.SSLContext`` is safe to share between connections and threads.
+    """
+    environ = os.environ
+    key = (
+        stack.name,
+        trust_env,
+        environ.get("SSL_CERT_FILE") if trust_env else None,
+        environ.get("SSL_CERT_DIR") if trust_env else None,
+    )
+    context = _SSL_CONTEXTS.get(key)
+    if context is None:
+        with _SSL_LOCK:  # two threads making the first clients load the bundle once
+            context = _SSL_CONTEXTS.get(key)
+            if context is None:
+                context = _SSL_CONTEXTS[key] = stack.module.create_ssl_context(trust_env=trust_env)
+    return context
+
+
+def own_pool(stack: Stack, *, trust_env: bool, kind: str = "Client") -> Any:
+    """A pool of the SDK's own (``kind``: ``Client`` or ``AsyncClient``): no redirects
+    followed by the library, no cookies kept, the shared certificate store."""
+    return getattr(stack, kind)(
+        follow_redirects=False, trust_env=trust_env, cookies=NoCookies(),
+        verify=shared_ssl_context(stack, trust_env=trust_env),
+    )
+
+
 def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
@@ -291,7 +333,7 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client = stack.Client(follow_redirects=False, trust_env=trust_env, cookies=NoCookies())
+    client: Client = own_pool(stack, trust_env=trust_env)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
