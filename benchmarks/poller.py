@@ -72,12 +72,13 @@ def poller_memory(cycles: int = 10_000, warmup: int = 1_000) -> dict[str, Any]:
             "calls": poller.calls, "samples_kib": {k: round(v / 1024) for k, v in sorted(samples.items())}}
 
 
-def scenario(seed: int = 20261122) -> list[tuple[float, float]]:
+def scenario(seed: int = 20261122, hours: int = 12) -> list[tuple[float, float]]:
     """A recorded NFL Sunday as (created seconds after T0, indexing delay): a steady
-    trickle, a burst around each touchdown of three game windows, some posts indexed late."""
+    trickle, a burst around each touchdown of three game windows, some posts indexed late.
+    ``hours`` cuts the day short (the first game starts in its second hour)."""
     rng = random.Random(seed)
     posts: list[tuple[float, float]] = []
-    for minute in range(12 * 60):
+    for minute in range(hours * 60):
         in_game = any(start <= minute < start + 200 for start in (60, 300, 500))
         rate = 8 if in_game else 1
         if in_game and rng.random() < 0.04:
@@ -88,16 +89,17 @@ def scenario(seed: int = 20261122) -> list[tuple[float, float]]:
     return sorted(posts)
 
 
-def poller_calls() -> dict[str, Any]:
+def poller_calls(hours: int = 12) -> dict[str, Any]:
     """Calls the poller spends on the scenario against the minimum a poller needs to
     deliver every post with the same interval and page size: per cycle, one call, or
-    ``ceil(new posts / limit)`` when more posts became visible than one page holds."""
-    posts = scenario()
+    ``ceil(new posts / limit)`` when more posts became visible than one page holds.
+    ``hours`` plays only the start of the day (the quick smoke check)."""
+    posts = scenario(hours=hours)
     clock = FakeClock()
     service = FakePostsService(clock)
     for n, (created, delay) in enumerate(posts):
         service.publish(f"p{n:06d}", created, delay=delay)
-    end = T0 + timedelta(hours=12, minutes=5)
+    end = T0 + timedelta(hours=hours, minutes=5)
     client = _client(service)
     poller: Poller
 

@@ -7,8 +7,10 @@ written once.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import ssl
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +23,14 @@ STACKS = ["httpx", "httpx2"] if sys.version_info >= (3, 10) else ["httpx"]
 ENV_VAR = "SPORTS_POSTS_HTTP_STACK"
 
 Handler = Callable[[httpx.Request], httpx.Response]
+
+
+@functools.cache
+def loopback_tls() -> ssl.SSLContext:
+    """One certificate store for the suite's own library clients, made once: each client
+    would otherwise load a CA bundle (about 20 ms), and the loopback servers they talk to
+    speak plain HTTP."""
+    return ssl.create_default_context()
 
 
 def module(stack: str) -> Any:

@@ -125,8 +125,11 @@ def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSp
     import httpx
 
     from sports_posts import AsyncSportsPosts
+    from sports_posts._http import load_stack, shared_ssl_context
 
-    http = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
+    # the SDK's certificate store, loaded once for every test, not once per test (about 20 ms)
+    verify = shared_ssl_context(load_stack("httpx"), trust_env=True)
+    http = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0), verify=verify)
     client = AsyncSportsPosts(
         api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url, http_client=http
     )

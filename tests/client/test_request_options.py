@@ -18,7 +18,7 @@ from sports_posts import _endpoints
 from sports_posts._config import _SDK_HEADERS, ClientConfig
 from sports_posts._request import build_request
 from tests.runner import Runner
-from tests.stacks import STACKS, module
+from tests.stacks import STACKS, loopback_tls, module
 
 from .bodies import INFO
 from .conftest import API_KEY, BASE_URL, page, post
@@ -101,6 +101,7 @@ def test_bad_per_call_options_are_refused_before_sending(
 
 
 def _http_client(kind: str, **kwargs: Any) -> Any:
+    kwargs.setdefault("verify", loopback_tls())
     return httpx.Client(**kwargs) if kind == "sync" else httpx.AsyncClient(**kwargs)
 
 
@@ -273,7 +274,7 @@ def test_the_request_built_is_the_one_the_clients_build_request_makes(
     defaults, extra = ({k: v for k, v in d.items() if k.lower() not in _SDK_HEADERS} for d in (defaults, extra))
     config = ClientConfig.resolve(api_key=API_KEY, base_url=BASE_URL, auth_scheme="bearer", timeout=5.0,
                                   max_retries=0, default_headers=defaults, stack=sp._http.load_stack(stack))
-    with lib.Client(headers=client_headers) as http:
+    with lib.Client(headers=client_headers, verify=loopback_tls()) as http:
         call = _endpoints.posts_list({"leagues": "NFL", "extra_headers": extra})
         for _ in range(2):  # built, then from what the first call kept
             ours, theirs = build_request(config, call, http), _by_the_library(config, call, http)

@@ -14,6 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
 from sports_posts.sandbox import Sandbox
+from tests.stacks import loopback_tls
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +37,7 @@ def client_for(sandbox: Sandbox, key: Optional[str] = None, bare: bool = False) 
         base_url=sandbox.base_url,
         headers={"Authorization": key if bare else f"Bearer {key}"},
         timeout=10,
+        verify=loopback_tls(),
     )
 
 

@@ -24,7 +24,7 @@ import sports_posts as sp
 import sports_posts._client as client_module
 from sports_posts._decoders import MAX_ERROR_BODY_BYTES
 from tests.client.bodies import INFO
-from tests.stacks import STACKS, module
+from tests.stacks import STACKS, loopback_tls, module
 
 from .conftest import API_KEY
 from .server import Connection, ScriptedServer, head
@@ -70,6 +70,7 @@ def run(kind: str, base_url: str, fn: Callable[[Any], Any], **options: Any) -> t
 
 def pool(kind: str, stack: str = "httpx", **options: Any) -> Any:
     lib = module(stack)
+    options.setdefault("verify", loopback_tls())
     return lib.Client(**options) if kind == "sync" else lib.AsyncClient(**options)
 
 
