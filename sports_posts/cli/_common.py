@@ -314,14 +314,18 @@ class _StopSignals:
 
 
 def serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[], None],
-                        err: TextIO) -> Optional[str]:
-    """Block while the uvicorn ``server`` runs in ``thread``; on SIGINT or SIGTERM stop
-    accepting, say so, then ``finish`` (let what is in flight end within its bound).
+                        err: TextIO, announce: Callable[[], None] = lambda: None) -> Optional[str]:
+    """``announce`` the server, then block while the uvicorn ``server`` runs in ``thread``;
+    on SIGINT or SIGTERM stop accepting, say so, then ``finish`` (let what is in flight end
+    within its bound).
 
+    The signals are handled from before the announcement: a supervisor that signals as
+    soon as it reads the address gets the graceful stop, not the default death by SIGTERM.
     Returns the signal's name, or ``None`` when the server ended by itself. A second signal
     while finishing ends the wait at once (``finish`` has bounded what is left)."""
     try:
         with _StopSignals():
+            announce()
             while thread.is_alive():
                 # A sleep, not thread.join(): a join the signal interrupts leaves the thread
                 # looking stopped on Python < 3.11, though it still serves.

@@ -25,20 +25,22 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise SportsPostsError(listen_error(args.port, exc)) from None
     thread = sb._thread
     try:
-        print(f"base URL  {sb.base_url}", file=out)
-        print(f"API key   {sb.api_key}", file=out)
-        print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
-        out.flush()
-        quota = ": 200 calls a month, then 429 RATE_LIMITED" if args.plan == "free" else ": no quota"
-        print(f"serving the {args.plan} plan{quota}; Ctrl-C or SIGTERM to stop", file=err, flush=True)
         assert thread is not None
         clean = True
+
+        def announce() -> None:
+            print(f"base URL  {sb.base_url}", file=out)
+            print(f"API key   {sb.api_key}", file=out)
+            print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
+            out.flush()
+            quota = ": 200 calls a month, then 429 RATE_LIMITED" if args.plan == "free" else ": no quota"
+            print(f"serving the {args.plan} plan{quota}; Ctrl-C or SIGTERM to stop", file=err, flush=True)
 
         def stop() -> None:
             nonlocal clean
             clean = sb.stop(grace=SERVER_GRACE)
 
-        received = serve_until_signal(sb._server, thread, stop, err)
+        received = serve_until_signal(sb._server, thread, stop, err, announce)
     finally:
         sb.stop()
     if received is None:

@@ -163,8 +163,10 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
     try:
         while not server.started and thread.is_alive():
             thread.join(0.01)
-        print(f"listening on http://127.0.0.1:{port}/ (POST any path); Ctrl-C or SIGTERM to stop",
-              file=err, flush=True)
+
+        def announce() -> None:
+            print(f"listening on http://127.0.0.1:{port}/ (POST any path); Ctrl-C or SIGTERM to stop",
+                  file=err, flush=True)
 
         def finish() -> None:
             thread.join(SERVER_GRACE + 5)  # uvicorn cuts what is left at SERVER_GRACE
@@ -172,7 +174,7 @@ def _cmd_webhooks_listen(args: argparse.Namespace, out: TextIO, err: TextIO) -> 
                 server.force_exit = True
                 thread.join(5)
 
-        received = serve_until_signal(server, thread, finish, err)
+        received = serve_until_signal(server, thread, finish, err, announce)
     finally:
         server.should_exit = True
         thread.join(5)

@@ -240,6 +240,40 @@ def _raw_delivery(port: int, post_id: str) -> tuple[socket.socket, bytes]:
     return conn, request.body[-1:]
 
 
+# The server's first line is written to a stream that sends SIGTERM to its own process on
+# that write: the signal a supervisor sends the moment it reads the address, at the worst time.
+SIGTERM_ON_FIRST_LINE = """
+import io, os, signal, sys
+from sports_posts.cli import main
+
+class Tripwire(io.StringIO):
+    tripped = False
+
+    def write(self, text):
+        if not self.tripped:
+            self.tripped = True
+            os.kill(os.getpid(), signal.SIGTERM)
+        return super().write(text)
+
+stream = Tripwire()
+args = sys.argv[1:]
+status = main(args, out=stream if args[0] == "sandbox" else sys.stdout,
+              err=sys.stderr if args[0] == "sandbox" else stream)
+sys.stderr.write(stream.getvalue())
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("command", [("sandbox", "--posts-per-minute", "0"), ("webhooks", "listen")])
+def test_a_sigterm_while_a_server_announces_itself_is_a_graceful_stop(command: tuple[str, ...]) -> None:
+    done = subprocess.run([sys.executable, "-c", SIGTERM_ON_FIRST_LINE, *command, "--port", str(free_port())],
+                          capture_output=True, text=True, timeout=WAIT,
+                          env=_env(SPORTS_POSTS_WEBHOOK_SECRET=SECRET))
+    assert done.returncode == 0, done.stderr  # not -15: the handlers were in place
+    assert "sports-posts: SIGTERM: stopping (no new connections; requests in flight get up to 10 s)" in done.stderr
+    assert "sports-posts: stopped" in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_listen_finishes_a_delivery_in_flight_then_exits_0(procs: list[Proc], sig: int) -> None:
     listen, port = _listen(procs)
