@@ -421,8 +421,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
     def _own_pool(self) -> AsyncClient:
         trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        pool: AsyncClient = own_pool(self._config.stack, trust_env=trust_env, kind="AsyncClient")
-        return pool
+        return own_pool(self._config.stack.AsyncClient, self._config.stack, trust_env=trust_env)
 
     async def aclose(self) -> None:
         """Close the connection pool, unless it was passed in by the caller."""

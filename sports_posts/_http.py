@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Optional, cast
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, cast
 
 import httpx
 from httpx import (
@@ -285,6 +285,8 @@ class NoCookies(http.cookiejar.CookieJar):
         return None
 
 
+_Pool = TypeVar("_Pool", Client, AsyncClient)
+
 _SSL_CONTEXTS: dict[tuple[str, bool, Optional[str], Optional[str]], ssl.SSLContext] = {}
 _SSL_LOCK = threading.Lock()
 
@@ -315,10 +317,10 @@ def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
     return context
 
 
-def own_pool(stack: Stack, *, trust_env: bool, kind: str = "Client") -> Any:
-    """A pool of the SDK's own (``kind``: ``Client`` or ``AsyncClient``): no redirects
-    followed by the library, no cookies kept, the shared certificate store."""
-    return getattr(stack, kind)(
+def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool) -> _Pool:
+    """A pool of the SDK's own (``kind``: the stack's ``Client`` or ``AsyncClient``): no
+    redirects followed by the library, no cookies kept, the shared certificate store."""
+    return kind(
         follow_redirects=False, trust_env=trust_env, cookies=NoCookies(),
         verify=shared_ssl_context(stack, trust_env=trust_env),
     )
@@ -333,7 +335,7 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client: Client = own_pool(stack, trust_env=trust_env)
+    client = own_pool(stack.Client, stack, trust_env=trust_env)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
