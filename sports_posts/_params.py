@@ -456,8 +456,7 @@ def encode_posts_params(params: Mapping[str, Any]) -> dict[str, str]:
     ``None`` means "not sent". Raises ``ParameterError`` for anything the
     specification rules out, naming the parameter.
     """
-    if not params.keys() <= POSTS_PARAMETERS:
-        _refuse_unknown("GET /posts", params, POSTS_PARAMETERS)
+    _refuse_unknown("GET /posts", params, POSTS_PARAMETERS)
     given = {k: v for k, v in params.items() if v is not None}
     if "league" in given and "leagues" in given:
         # Each is sent under its own name (the service accepts both); sending both would
