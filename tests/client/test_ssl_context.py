@@ -17,6 +17,7 @@ import pytest
 
 import sports_posts as sp
 from sports_posts import _http
+from tests.serving import serving
 from tests.stacks import ENV_VAR, STACKS, module
 
 from .bodies import INFO
@@ -73,14 +74,8 @@ def https_url(tls: Path) -> Iterator[str]:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(tls / "cert.pem", tls / "key.pem")
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(server) as port:
+        yield f"https://127.0.0.1:{port}/v1"
 
 
 @pytest.mark.parametrize("stack", STACKS)

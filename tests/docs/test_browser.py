@@ -14,7 +14,6 @@ import asyncio
 import functools
 import http.server
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,8 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+
+from tests.serving import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL = "sudo apt-get install chromium"
@@ -79,15 +80,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def served(built_site: Path) -> Iterator[str]:
     """The built site on a free loopback port; its base URL."""
     handler = functools.partial(_QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as port:
+        yield f"http://127.0.0.1:{port}/"
 
 
 def page_urls(site: Path) -> list[str]:

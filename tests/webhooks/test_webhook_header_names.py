@@ -7,7 +7,6 @@ import contextlib
 import json
 import logging
 import string
-import threading
 from collections.abc import Iterator
 from typing import Any, Callable
 from wsgiref.simple_server import WSGIRequestHandler, make_server
@@ -37,6 +36,7 @@ from sports_posts.webhooks import (
 from sports_posts.webhooks.adapters.asgi import WebhookASGIApp, starlette_endpoint
 from sports_posts.webhooks.adapters.django import django_view
 from sports_posts.webhooks.adapters.wsgi import WebhookWSGIApp, flask_view
+from tests.serving import serving
 from tests.webhooks.webhook_helpers import SECRET, SENT_AT, Recorder, configure_django
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
@@ -296,14 +296,8 @@ def _served(receiver: WebhookReceiver, stack: str) -> Iterator[str]:
         with serve_asgi(WebhookASGIApp(receiver), lifespan="off") as root:
             yield root + "/webhooks"
         return
-    server = make_server("127.0.0.1", 0, WebhookWSGIApp(receiver), handler_class=_Quiet)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/webhooks"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(make_server("127.0.0.1", 0, WebhookWSGIApp(receiver), handler_class=_Quiet)) as port:
+        yield f"http://127.0.0.1:{port}/webhooks"
 
 
 @pytest.fixture
