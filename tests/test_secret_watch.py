@@ -82,7 +82,7 @@ def test_a_leak_fails_the_test_that_leaked_and_only_prefixed_values_are_watched(
     monkeypatch.setenv("PYTHONPATH", str(root))
     pytester.makeconftest("from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak\n")
     pytester.makepyfile(test_leaky=LEAKY_SUITE)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:schemathesis", "-p", "no:randomly")
     result.assert_outcomes(passed=3, errors=1)
     output = result.stdout.str()
     assert "ERROR at teardown of test_leaks_its_key" in output

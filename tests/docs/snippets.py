@@ -195,7 +195,8 @@ def command(snippet: Snippet, python: str) -> list[str]:
     if snippet.language == "pycon":
         return [python, "-c", _DOCTEST, name]
     if snippet.is_test_file:
-        return [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", name]
+        # less this suite's own schemathesis, whose plugin a reader's pytest does not load
+        return [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:schemathesis", name]
     return [python, name]
 
 

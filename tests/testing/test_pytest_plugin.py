@@ -121,7 +121,7 @@ def test_unrelated():
 def test_needs_the_sandbox(sports_posts_client):
     pass
 ''')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:schemathesis")
     result.assert_outcomes(passed=1, errors=1)
     output = result.stdout.str()
     assert "sports_posts_sandbox: the sandbox needs the 'sandbox' extra: pip install 'sports-posts[sandbox]'" in output

@@ -78,7 +78,7 @@ def test_a_story_my_wsgi_app_refuses_is_retried_then_dead(sports_posts_send_stor
 def test_send_story_serves_a_wsgi_app_as_wsgi(pytester: pytest.Pytester, module: str, source: str, path: str) -> None:
     pytester.makepyfile(**{module: source, f"test_{module}": TESTS.format(module=module, path=path)})
     # a process of its own: Django's settings are configured once per process
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:schemathesis")
     result.assert_outcomes(passed=2)
     assert "start_response" not in result.stdout.str() + result.stderr.str()
 
