@@ -16,12 +16,17 @@ Script = Callable[["Connection"], None]
 
 
 class Connection:
-    """One accepted connection: the request head that came in, and ways to answer."""
+    """One accepted connection: the request head that came in, and ways to answer.
 
-    def __init__(self, sock: socket.socket, head: bytes, stopped: threading.Event) -> None:
+    ``number`` counts connections in the order they were accepted, from 0: a script that
+    answers the first one otherwise must not count its own calls, since a loaded machine
+    can run a later connection's script before an earlier one's."""
+
+    def __init__(self, sock: socket.socket, head: bytes, stopped: threading.Event, number: int = 0) -> None:
         self.sock = sock
         self.head = head
         self.stopped = stopped
+        self.number = number
 
     def header(self, name: str) -> str:
         """A request header's value ("" when absent)."""
@@ -97,16 +102,18 @@ class ScriptedServer:
         self._listener.close()
 
     def _accept(self) -> None:
+        accepted = 0
         while not self.stopped.is_set():
             try:
                 sock, _ = self._listener.accept()
             except OSError:  # the poll interval of the accept loop
                 continue
-            thread = threading.Thread(target=self._serve, args=(sock,), daemon=True)
+            thread = threading.Thread(target=self._serve, args=(sock, accepted), daemon=True)
+            accepted += 1
             thread.start()
             self._threads.append(thread)
 
-    def _serve(self, sock: socket.socket) -> None:
+    def _serve(self, sock: socket.socket, number: int) -> None:
         with sock:
             sock.settimeout(10)
             data = b""
@@ -118,7 +125,7 @@ class ScriptedServer:
                     data += more
                 request_head = data.split(b"\r\n\r\n", 1)[0]
                 self.heads.append(request_head)
-                self.script(Connection(sock, request_head, self.stopped))
+                self.script(Connection(sock, request_head, self.stopped, number))
             except OSError:  # the client hung up: what a bounded client does
                 return
 
