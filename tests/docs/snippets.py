@@ -24,7 +24,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .zygote import Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,13 +203,19 @@ def command(snippet: Snippet, python: str) -> list[str]:
     return [python, name]
 
 
-def run(snippet: Snippet, workdir: Path, env: dict[str, str], python: str, timeout: float) -> Outcome:
-    """Run the block in ``workdir`` in a fresh interpreter; kill its process group at ``timeout``."""
+def run(
+    snippet: Snippet, workdir: Path, env: dict[str, str], python: str, timeout: float,
+    zygote: Optional[Zygote] = None,
+) -> Outcome:
+    """Run the block in ``workdir`` in a fresh interpreter, or in a fork of ``zygote``; kill
+    its process group at ``timeout``."""
     import os
     import signal
     import subprocess
 
     (workdir / file_name(snippet)).write_text(snippet.source, encoding="utf-8")
+    if zygote is not None:
+        return Outcome(*zygote.run(command(snippet, python), workdir, env, timeout))
     proc = subprocess.Popen(
         command(snippet, python), cwd=workdir, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
@@ -314,14 +323,20 @@ class _CountingFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def _write_count():
-    with open(_CALLS_FILE, "a", encoding="utf-8") as out:
-        out.write(f"{_counted[0]}\\n")
+def count_calls_into(path):
+    """Count from now on, and append the count to ``path`` at exit (tests/docs/zygote.py
+    calls this in a block's process, whose environment came after this module ran)."""
+
+    def write_count():
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{_counted[0]}\\n")
+
+    sys.meta_path.insert(0, _CountingFinder())
+    atexit.register(write_count)
 
 
 if _CALLS_FILE:
-    sys.meta_path.insert(0, _CountingFinder())
-    atexit.register(_write_count)
+    count_calls_into(_CALLS_FILE)
 '''
 
 

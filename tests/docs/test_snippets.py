@@ -1,12 +1,12 @@
 """Every Python block of README.md and docs/ runs as pasted, against a sandbox, and spends
 no more billed calls than its `# costs:` comment states.
 
-Each block is a case named ``page:line``. A block runs in a fresh interpreter, in a temp
-directory shared by its page, with the environment a reader of the README has: the
-sandbox's ``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` /
-``DATABASE_URL``, a database of their own on the suite's private servers, when a block
-names them). A ``sitecustomize``
-refuses every address but loopback. The pages run on a few threads as soon as the first
+Each block is a case named ``page:line``. A block runs in a process of its own, forked from
+an interpreter that has imported the SDK (tests/docs/zygote.py), in a temp directory shared
+by its page, with the environment a reader of the README has: the sandbox's
+``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` / ``DATABASE_URL``,
+a database of their own on the suite's private servers, when a block names them). A
+``sitecustomize`` refuses every address but loopback. The pages run on a few threads as soon as the first
 case asks (the longest first), so the cases mostly read finished results.
 Conventions: tests/docs/snippets.py and the README's Development section.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -32,6 +33,7 @@ from .snippets import (
     install_loopback_guard,
     run,
 )
+from .zygote import Zygote
 
 TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the suite goes on
 WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much as on a CPU
@@ -106,19 +108,33 @@ def snippet_runs(
             key = sandbox.add_key()
             counts = workdir / f"calls-{block.line}.txt"
             block_env = {**page_env, "SPORTS_POSTS_API_KEY": key, "SPORTS_POSTS_DOCS_CALLS": str(counts)}
-            outcome = run(block, workdir, block_env, sys.executable, TIMEOUT)
+            outcome = run(block, workdir, block_env, sys.executable, TIMEOUT, zygote())
             own = sum(int(n) for n in counts.read_text().split()) if counts.exists() else 0
             return replace(outcome, calls=sandbox.calls(key) + own)
 
-        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            page_runs = {
-                page: pool.submit(run_page, blocks, tmp_path_factory.mktemp(page.replace("/", "-")))
-                for page, blocks in sorted(by_page.items(), key=lambda item: -cost(item[1]))
-            }
-            futures: dict[str, Future[Outcome]] = {}
-            for snippet in chosen:
-                futures[snippet.id] = _pick(page_runs[snippet.page], snippet.id)
-            yield futures
+        zygotes: list[Zygote] = []
+        mine = threading.local()
+
+        def zygote() -> Zygote:
+            """This thread's zygote (each runs one block at a time)."""
+            if not hasattr(mine, "zygote"):
+                mine.zygote = Zygote(env)
+                zygotes.append(mine.zygote)
+            return mine.zygote  # type: ignore[no-any-return]
+
+        try:
+            with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+                page_runs = {
+                    page: pool.submit(run_page, blocks, tmp_path_factory.mktemp(page.replace("/", "-")))
+                    for page, blocks in sorted(by_page.items(), key=lambda item: -cost(item[1]))
+                }
+                futures: dict[str, Future[Outcome]] = {}
+                for snippet in chosen:
+                    futures[snippet.id] = _pick(page_runs[snippet.page], snippet.id)
+                yield futures
+        finally:
+            for each in zygotes:
+                each.close()
 
 
 # The session's servers are shared with the rest of the suite: the blocks get a database of
