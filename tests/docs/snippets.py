@@ -24,10 +24,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
-    from .zygote import Zygote
+    from ..zygote import Zygote
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -207,26 +207,24 @@ def run(
     snippet: Snippet, workdir: Path, env: dict[str, str], python: str, timeout: float,
     zygote: Optional[Zygote] = None,
 ) -> Outcome:
-    """Run the block in ``workdir`` in a fresh interpreter, or in a fork of ``zygote``; kill
-    its process group at ``timeout``."""
+    """Run the block in ``workdir`` in a fresh interpreter, or in a fork of ``zygote``
+    (tests/zygote.py); kill its process group at ``timeout``."""
     import os
     import signal
     import subprocess
 
     (workdir / file_name(snippet)).write_text(snippet.source, encoding="utf-8")
-    if zygote is not None:
-        return Outcome(*zygote.run(command(snippet, python), workdir, env, timeout))
-    proc = subprocess.Popen(
-        command(snippet, python), cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )
+    options: dict[str, Any] = {"cwd": workdir, "env": env, "stdout": subprocess.PIPE,
+                               "stderr": subprocess.STDOUT, "start_new_session": True}
+    proc = (zygote.spawn(command(snippet, python), **options) if zygote is not None
+            else subprocess.Popen(command(snippet, python), stdin=subprocess.DEVNULL, **options))
     try:
         output, _ = proc.communicate(timeout=timeout)
-        return Outcome(proc.returncode, output)
+        return Outcome(proc.returncode, (output or b"").decode("utf-8", "replace"))
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         output, _ = proc.communicate()
-        return Outcome(None, output + f"\n[killed after {timeout:g} s]")
+        return Outcome(None, (output or b"").decode("utf-8", "replace") + f"\n[killed after {timeout:g} s]")
 
 
 # Imported by every interpreter a block starts (PYTHONPATH): a block reaches loopback only,
@@ -323,20 +321,14 @@ class _CountingFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def count_calls_into(path):
-    """Count from now on, and append the count to ``path`` at exit (tests/docs/zygote.py
-    calls this in a block's process, whose environment came after this module ran)."""
-
-    def write_count():
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"{_counted[0]}\\n")
-
-    sys.meta_path.insert(0, _CountingFinder())
-    atexit.register(write_count)
+def _write_count():
+    with open(_CALLS_FILE, "a", encoding="utf-8") as out:
+        out.write(f"{_counted[0]}\\n")
 
 
 if _CALLS_FILE:
-    count_calls_into(_CALLS_FILE)
+    sys.meta_path.insert(0, _CountingFinder())
+    atexit.register(_write_count)
 '''
 
 

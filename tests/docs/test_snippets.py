@@ -2,7 +2,7 @@
 no more billed calls than its `# costs:` comment states.
 
 Each block is a case named ``page:line``. A block runs in a process of its own, forked from
-an interpreter that has imported the SDK (tests/docs/zygote.py), in a temp directory shared
+an interpreter that has imported the SDK (tests/zygote.py), in a temp directory shared
 by its page, with the environment a reader of the README has: the sandbox's
 ``SPORTS_POSTS_BASE_URL`` / ``SPORTS_POSTS_API_KEY`` (and ``REDIS_URL`` / ``DATABASE_URL``,
 a database of their own on the suite's private servers, when a block names them). A
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from ..zygote import Zygote
 from .snippets import (
     ROOT,
     Outcome,
@@ -33,11 +33,13 @@ from .snippets import (
     install_loopback_guard,
     run,
 )
-from .zygote import Zygote
 
 TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the suite goes on
 WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much as on a CPU
 KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
+PRELOAD = ("sports_posts", "sports_posts._client", "sports_posts.models", "pytest")
+"""What the blocks import, but nothing of the sandbox: the guard counts a block's own
+sandbox's calls by hooking its first import."""
 
 
 RUN_TESTS = ("test_snippet_runs", "test_snippet_spends_what_it_states")
@@ -108,20 +110,12 @@ def snippet_runs(
             key = sandbox.add_key()
             counts = workdir / f"calls-{block.line}.txt"
             block_env = {**page_env, "SPORTS_POSTS_API_KEY": key, "SPORTS_POSTS_DOCS_CALLS": str(counts)}
-            outcome = run(block, workdir, block_env, sys.executable, TIMEOUT, zygote())
+            outcome = run(block, workdir, block_env, sys.executable, TIMEOUT, zygote)
             own = sum(int(n) for n in counts.read_text().split()) if counts.exists() else 0
             return replace(outcome, calls=sandbox.calls(key) + own)
 
-        zygotes: list[Zygote] = []
-        mine = threading.local()
-
-        def zygote() -> Zygote:
-            """This thread's zygote (each runs one block at a time)."""
-            if not hasattr(mine, "zygote"):
-                mine.zygote = Zygote(env)
-                zygotes.append(mine.zygote)
-            return mine.zygote  # type: ignore[no-any-return]
-
+        # what every block imports, imported once; the guard is each block's own (its PYTHONPATH)
+        zygote = Zygote(PRELOAD, env={**env, "PYTHONPATH": str(ROOT)})
         try:
             with ThreadPoolExecutor(max_workers=WORKERS) as pool:
                 page_runs = {
@@ -133,8 +127,7 @@ def snippet_runs(
                     futures[snippet.id] = _pick(page_runs[snippet.page], snippet.id)
                 yield futures
         finally:
-            for each in zygotes:
-                each.close()
+            zygote.close()
 
 
 # The session's servers are shared with the rest of the suite: the blocks get a database of
