@@ -63,13 +63,15 @@ class Zygote:
         stdout: _Stream = None,
         stderr: _Stream = None,
         start_new_session: bool = False,
+        text: bool = False,
     ) -> ZygoteProcess:
         """``argv`` (``[python, "-m", MOD, ...]``, ``[python, FILE, ...]`` or ``[python, "-c",
-        CODE, ...]``) as a process; stdin is /dev/null, stdout and stderr as with Popen."""
+        CODE, ...]``) as a process; stdin is /dev/null, stdout and stderr as with Popen
+        (``text``: its pipes read as UTF-8 text)."""
         if len(argv) < 2 or (argv[1] in ("-m", "-c") and len(argv) < 3) or (argv[1].startswith("-") and argv[1] not in ("-m", "-c")):
             raise ValueError(f"the zygote runs `python -m MOD`, `python FILE` or `python -c CODE`, not {list(argv)}")
         ends: list[int] = []  # this side's ends of the pipes made here, closed once sent
-        keep: list[IO[bytes]] = []
+        keep: list[IO[Any]] = []
 
         def stream(choice: _Stream, inherit: int) -> int:
             if choice is None:
@@ -80,7 +82,7 @@ class Zygote:
                 return fd
             if choice == PIPE:
                 read, write = os.pipe()
-                keep.append(os.fdopen(read, "rb"))
+                keep.append(os.fdopen(read, "r", encoding="utf-8") if text else os.fdopen(read, "rb"))
                 ends.append(write)
                 return write
             if isinstance(choice, int):
@@ -113,19 +115,17 @@ class Zygote:
 
     def run(
         self, argv: Sequence[str], *, timeout: float, env: Optional[dict[str, str]] = None,
-        cwd: Optional[Union[str, os.PathLike[str]]] = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """As ``subprocess.run(argv, capture_output=True, text=True, timeout=...)``."""
-        proc = self.spawn(argv, env=env, cwd=cwd, stdout=PIPE, stderr=PIPE)
+        cwd: Optional[Union[str, os.PathLike[str]]] = None, text: bool = True,
+    ) -> subprocess.CompletedProcess[Any]:
+        """As ``subprocess.run(argv, capture_output=True, text=text, timeout=...)``."""
+        proc = self.spawn(argv, env=env, cwd=cwd, stdout=PIPE, stderr=PIPE, text=text)
         try:
             out, err = proc.communicate(timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             raise
-        return subprocess.CompletedProcess(list(argv), proc.returncode or 0,
-                                           (out or b"").decode("utf-8", "replace"),
-                                           (err or b"").decode("utf-8", "replace"))
+        return subprocess.CompletedProcess(list(argv), proc.wait(), out, err)
 
     def close(self) -> None:
         """Stop the zygote (processes it started run on)."""
@@ -145,10 +145,26 @@ class Zygote:
         self.close()
 
 
+_shared: dict[tuple[str, ...], Zygote] = {}
+_shared_lock = threading.Lock()
+
+
+def shared(preload: Sequence[str]) -> Zygote:
+    """This process's zygote of ``preload``, started on first use and stopped at exit."""
+    import atexit
+
+    key = tuple(preload)
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = Zygote(key)
+            atexit.register(_shared[key].close)
+        return _shared[key]
+
+
 class ZygoteProcess:
     """A process a :class:`Zygote` started, answering as ``subprocess.Popen`` does."""
 
-    def __init__(self, args: list[str], status: int, stdout: Optional[IO[bytes]], stderr: Optional[IO[bytes]]) -> None:
+    def __init__(self, args: list[str], status: int, stdout: Optional[IO[Any]], stderr: Optional[IO[Any]]) -> None:
         self.args = args
         self.stdin = None
         self.stdout = stdout
@@ -156,7 +172,7 @@ class ZygoteProcess:
         self.returncode: Optional[int] = None
         self._status = status
         self._pending = b""
-        self._read: dict[IO[bytes], bytes] = {stream: b"" for stream in (stdout, stderr) if stream is not None}
+        self._readers: list[tuple[IO[Any], threading.Thread, list[Any]]] = []
         pid = self._line(None)
         if pid is None or not pid.isdigit():
             self._close_status()
@@ -204,28 +220,27 @@ class ZygoteProcess:
         except ValueError:
             raise RuntimeError(f"the zygote's keeper of {self.pid} ended without its status") from None
 
-    def communicate(self, timeout: Optional[float] = None) -> tuple[Optional[bytes], Optional[bytes]]:
-        """Read stdout and stderr to their ends, then wait; as ``Popen.communicate`` (what a
-        timeout left unread is kept for the next call)."""
+    def communicate(self, timeout: Optional[float] = None) -> tuple[Any, Any]:
+        """Read stdout and stderr to their ends, then wait; as ``Popen.communicate`` (a
+        timeout leaves the reading going, for the next call)."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        open_streams = [stream for stream in self._read if not stream.closed]
-        while open_streams:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select(open_streams, [], [], left)
-            if not ready:
+        if not self._readers:
+            for stream in (self.stdout, self.stderr):
+                if stream is not None:
+                    into: list[Any] = []
+                    reader = threading.Thread(target=lambda s=stream, into=into: into.append(s.read()), daemon=True)
+                    reader.start()
+                    self._readers.append((stream, reader, into))
+        for _, reader, _ in self._readers:
+            reader.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if reader.is_alive():
                 raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
-            for stream in ready:
-                chunk = os.read(stream.fileno(), 65536)
-                if chunk:
-                    self._read[stream] += chunk
-                else:
-                    stream.close()
-                    open_streams.remove(stream)
         self.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return (None if self.stdout is None else self._read[self.stdout],
-                None if self.stderr is None else self._read[self.stderr])
+        read = {id(stream): into[0] for stream, _, into in self._readers}
+        return (None if self.stdout is None else read[id(self.stdout)],
+                None if self.stderr is None else read[id(self.stderr)])
 
     def send_signal(self, sig: int) -> None:
         if self.poll() is None:

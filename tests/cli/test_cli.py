@@ -19,7 +19,7 @@ from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.sandbox import Sandbox
 from sports_posts.webhooks import build_test_request, sample_payload, sign_payload
 
-from .conftest import run
+from .conftest import cli_zygote, run
 
 
 @pytest.fixture
@@ -162,8 +162,8 @@ def test_sandbox_command_serves_until_terminated() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
-    proc = subprocess.Popen([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         assert proc.stdout is not None
         base_url = proc.stdout.readline().split()[-1]

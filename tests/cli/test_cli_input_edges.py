@@ -4,7 +4,6 @@ empty path arguments refused rather than taken as a file."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from sports_posts.webhooks import sample_payload, sign_payload
 
-from .conftest import run
+from .conftest import cli_zygote, run
 
 SECRET = "whsec_test_cli_input_edges_42"
 
@@ -77,8 +76,7 @@ def test_an_empty_path_argument_is_refused(tmp_path: Path, argv: list[str]) -> N
     body, _ = signed(tmp_path)
     (tmp_path / "secret").write_text(SECRET)
     argv = [body if a == "BODY" else str(tmp_path / "secret") if a == "SECRET" else a for a in argv]
-    done = subprocess.run([sys.executable, "-m", "sports_posts", *argv], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, check=False)
+    done = cli_zygote().run([sys.executable, "-m", "sports_posts", *argv], timeout=120, cwd=tmp_path)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "an empty path" in done.stderr and "Traceback" not in done.stderr
     assert {p.name for p in tmp_path.iterdir()} == {"body.json", "secret"}  # nothing made in the working directory
