@@ -10,13 +10,16 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from .zygote import ZygoteProcess, suite
+
 WORKER = str(Path(__file__).parent / "crash_worker.py")
 ROOT = str(Path(__file__).resolve().parents[1])
 
 
-def spawn(*args: str) -> subprocess.Popen[bytes]:
+def spawn(*args: str) -> ZygoteProcess:
+    """The crash worker as a process of its own (a fork of the suite's zygote, tests/zygote.py)."""
     env = {**os.environ, "PYTHONPATH": ROOT}
-    return subprocess.Popen([sys.executable, WORKER, *args], env=env, stderr=subprocess.PIPE)
+    return suite().spawn([sys.executable, WORKER, *args], env=env, stderr=subprocess.PIPE)
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:

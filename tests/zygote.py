@@ -145,6 +145,12 @@ class Zygote:
         self.close()
 
 
+SUITE = ("sports_posts.cli", "sports_posts._client", "sports_posts.models", "sports_posts.sandbox",
+         "sports_posts.sandbox.app", "sports_posts.webhooks", "sports_posts.polling", "uvicorn", "httpx", "redis",
+         "psycopg")
+"""What the suite's processes import (the command line, the fleet's and the crash tests'
+workers): :func:`suite` preloads them."""
+
 _shared: dict[tuple[str, ...], Zygote] = {}
 _shared_lock = threading.Lock()
 
@@ -159,6 +165,11 @@ def shared(preload: Sequence[str]) -> Zygote:
             _shared[key] = Zygote(key)
             atexit.register(_shared[key].close)
         return _shared[key]
+
+
+def suite() -> Zygote:
+    """This test process's zygote of :data:`SUITE`."""
+    return shared(SUITE)
 
 
 class ZygoteProcess:

@@ -10,17 +10,13 @@ import pytest
 
 from sports_posts.cli import main
 
-from ..zygote import Zygote, shared
-
-CLI_PRELOAD = ("sports_posts.cli", "sports_posts._client", "sports_posts.models", "sports_posts.sandbox",
-               "sports_posts.sandbox.app", "sports_posts.webhooks", "uvicorn", "httpx")
-"""What the command line's processes import: each test's ``python -m sports_posts ...`` is a
-fork of one interpreter that has imported them (tests/zygote.py)."""
+from ..zygote import Zygote, suite
 
 
 def cli_zygote() -> Zygote:
-    """This test process's zygote of the command line."""
-    return shared(CLI_PRELOAD)
+    """This test process's zygote (tests/zygote.py): each ``python -m sports_posts ...`` of
+    the tests is a fork of one interpreter that has imported what the command line imports."""
+    return suite()
 
 
 def run(*argv: str, err: Optional[io.StringIO] = None) -> tuple[int, str, str]:
