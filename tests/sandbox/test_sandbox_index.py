@@ -168,3 +168,31 @@ def test_a_search_asked_again_at_the_same_instant_is_replayed_for_every_filter(
     q = parse_posts_query(MEMO_QUERIES[0], world.leagues)
     assert run_posts_query(world, q, now).items[0].id == post.id  # a publish is a new version
     _same_as_naive(world, MEMO_QUERIES[0], now)
+
+
+def _lists(built: index.PostIndex) -> dict[str, object]:
+    """Every ordered list of an index, by where it is kept."""
+    out: dict[str, object] = {}
+    for name in ("_time", "_score", "_highlights"):
+        for league, kept in getattr(built, name).items():
+            out[f"{name}:{league}"] = (kept.keys, [p.id for p in kept.items])
+    for league, hours in built._hours.items():
+        for hour, kept in hours.items():
+            out[f"_hours:{league}:{hour}"] = (kept.keys, [p.id for p in kept.items])
+    return out
+
+
+def test_indexing_many_at_once_builds_the_index_one_at_a_time_builds() -> None:
+    posts = WORLD.posts[:700]
+    one_by_one, at_once, in_two = index.PostIndex(), index.PostIndex(), index.PostIndex()
+    for post in posts:
+        one_by_one.add(post)
+    at_once.add_many(posts)
+    for post in reversed(posts[:350]):
+        in_two.add(post)
+    in_two.add_many(posts[350:])  # many added to an index that holds posts already
+    expected = _lists(one_by_one)
+    assert _lists(at_once) == expected and _lists(in_two) == expected
+    for built in (at_once, in_two):
+        assert (built.max_score, built._oldest_hour) == (one_by_one.max_score, one_by_one._oldest_hour)
+    assert at_once._version == one_by_one._version == len(posts)
