@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .zygote import ZygoteProcess, suite
+from .zygote import Process, suite
 
 WORKER = str(Path(__file__).parent / "crash_worker.py")
 ROOT = str(Path(__file__).resolve().parents[1])
 
 
-def spawn(*args: str) -> ZygoteProcess:
+def spawn(*args: str) -> Process:
     """The crash worker as a process of its own (a fork of the suite's zygote, tests/zygote.py)."""
     env = {**os.environ, "PYTHONPATH": ROOT}
     return suite().spawn([sys.executable, WORKER, *args], env=env, stderr=subprocess.PIPE)

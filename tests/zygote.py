@@ -10,7 +10,9 @@ interpreter makes them, ``__main__``, fresh ``random`` state, SIGINT as the call
 pass it on, optionally its own session; it ends as an interpreter ends (threads joined,
 ``atexit`` run, an uncaught KeyboardInterrupt a death by SIGINT). What differs: the
 modules are imported already (a name a process did not import is still not in its
-namespace), and the hash seed is the zygote's.
+namespace), and the hash seed is the zygote's. The zygote reports the environment variables
+its imports read; a process whose environment differs in one of them is started by
+``subprocess.Popen`` instead, since its imports would have gone otherwise.
 
 The zygote forks a keeper per request, and the keeper forks the process and reports its
 id and then its exit status on a pipe of the caller's, so the caller's
@@ -35,6 +37,9 @@ from types import TracebackType
 from typing import IO, Any, Optional, Union
 
 PIPE, DEVNULL, STDOUT = subprocess.PIPE, subprocess.DEVNULL, subprocess.STDOUT
+_USER_SITE = frozenset({"HOME", "PYTHONUSERBASE", "_PYTHON_PROJECT_BASE", "_PYTHON_SYSCONFIGDATA_NAME"})
+"""What sysconfig reads to place a user's site directory, which a venv does not use: not
+compared (a documentation block has a HOME of its own)."""
 _Stream = Union[int, IO[Any], None]
 
 
@@ -53,6 +58,16 @@ class Zygote:
             )
         finally:
             theirs.close()
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = mine.recv(65536)
+            if not chunk:
+                raise RuntimeError(f"the zygote of {list(preload)} ended (status {self._proc.wait()})")
+            answer += chunk
+        self.read: dict[str, Optional[str]] = {
+            key: value for key, value in json.loads(answer).items() if key not in _USER_SITE
+        }
+        """The environment the preloaded modules read as they were imported (variable: value or None)."""
 
     def spawn(
         self,
@@ -64,10 +79,18 @@ class Zygote:
         stderr: _Stream = None,
         start_new_session: bool = False,
         text: bool = False,
-    ) -> ZygoteProcess:
+    ) -> Process:
         """``argv`` (``[python, "-m", MOD, ...]``, ``[python, FILE, ...]`` or ``[python, "-c",
         CODE, ...]``) as a process; stdin is /dev/null, stdout and stderr as with Popen
-        (``text``: its pipes read as UTF-8 text)."""
+        (``text``: its pipes read as UTF-8 text).
+
+        A process whose environment gives a variable the preloaded modules read at import
+        another value than the zygote had (``SPORTS_POSTS_LOG``, say) would not be the process
+        a fresh interpreter makes: it is one, started by ``subprocess.Popen``."""
+        environment = dict(os.environ if env is None else env)
+        if any(environment.get(key) != value for key, value in self.read.items()):
+            return subprocess.Popen(argv, env=environment, cwd=cwd, stdin=DEVNULL, stdout=stdout, stderr=stderr,
+                                    start_new_session=start_new_session, text=text)
         if len(argv) < 2 or (argv[1] in ("-m", "-c") and len(argv) < 3) or (argv[1].startswith("-") and argv[1] not in ("-m", "-c")):
             raise ValueError(f"the zygote runs `python -m MOD`, `python FILE` or `python -c CODE`, not {list(argv)}")
         ends: list[int] = []  # this side's ends of the pipes made here, closed once sent
@@ -99,7 +122,7 @@ class Zygote:
         ends.append(status_write)
         request = {
             "argv": list(argv[1:]),
-            "env": dict(os.environ if env is None else env),
+            "env": environment,
             "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
             "session": start_new_session,
             "sigint_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
@@ -150,6 +173,10 @@ SUITE = ("sports_posts.cli", "sports_posts._client", "sports_posts.models", "spo
          "psycopg")
 """What the suite's processes import (the command line, the fleet's and the crash tests'
 workers): :func:`suite` preloads them."""
+
+CLIENT = ("sports_posts", "sports_posts._client", "sports_posts.models", "pytest")
+"""What a user's script imports, and nothing of the sandbox: the docs' loopback guard counts the
+calls of a sandbox a script starts by hooking that sandbox's first import."""
 
 _shared: dict[tuple[str, ...], Zygote] = {}
 _shared_lock = threading.Lock()
@@ -265,6 +292,10 @@ class ZygoteProcess:
 
     def __del__(self) -> None:
         self._close_status()
+
+
+Process = Union[ZygoteProcess, "subprocess.Popen[Any]"]
+"""What ``spawn`` starts: a fork of the zygote, or a process of its own (see ``spawn``)."""
 
 
 # -- the zygote's side ------------------------------------------------------------------------
@@ -434,8 +465,26 @@ def main() -> None:
     import importlib
 
     channel = socket.socket(fileno=int(sys.argv[1]))
-    for name in sys.argv[2:]:
-        importlib.import_module(name)
+    read: dict[str, Optional[str]] = {}
+    environ_type: Any = type(os.environ)
+    get = environ_type.__getitem__
+
+    def recorded(environ: Any, key: str) -> Any:
+        try:
+            value = get(environ, key)
+        except KeyError:
+            read.setdefault(key, None)
+            raise
+        read.setdefault(key, value)
+        return value
+
+    environ_type.__getitem__ = recorded
+    try:
+        for name in sys.argv[2:]:
+            importlib.import_module(name)
+    finally:
+        environ_type.__getitem__ = get
+    channel.sendall(json.dumps(read).encode() + b"\n")  # what the imports read, for the caller to compare
     for request, fds in _requests(channel):
         pid = os.fork()
         if pid == 0:
@@ -454,4 +503,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -1,5 +1,5 @@
 """The certificate store of the SDK's own pools: made once per HTTP library and setting
-(loading a CA bundle costs about 20 ms, which every client used to pay), still verifying
+(loading a CA bundle is the costly part of making a client), still verifying
 every certificate, and still following ``SSL_CERT_FILE`` as the library does."""
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..zygote import CLIENT, shared
 from .snippets import collect, install_loopback_guard, run
 
-# Long enough for both runs of the block to end on their own; the old block never did
-# on its second run, and was killed here.
+# Long enough for both runs of the block to end on their own: a block that waited for a post
+# that is not coming would be killed here instead.
 TIMEOUT = 60.0
 
 
@@ -27,8 +28,8 @@ def test_the_readme_polling_block_ends_on_a_second_run_with_nothing_new(tmp_path
         env = {name: os.environ[name] for name in ("PATH", "LANG", "TZ") if name in os.environ}
         env.update(SPORTS_POSTS_BASE_URL=sandbox.base_url, SPORTS_POSTS_API_KEY=sandbox.api_key,
                    HOME=str(workdir), PYTHONPATH=install_loopback_guard(guard), PYTHONDONTWRITEBYTECODE="1")
-        first = run(block, workdir, env, sys.executable, TIMEOUT)
-        second = run(block, workdir, env, sys.executable, TIMEOUT)
+        first = run(block, workdir, env, sys.executable, TIMEOUT, shared(CLIENT))
+        second = run(block, workdir, env, sys.executable, TIMEOUT, shared(CLIENT))
     assert first.ok and "new posts" in first.output, first.output
     assert second.ok, second.output  # it stopped waiting for a post that was not coming
     assert "new posts" not in second.output  # the checkpoint held: nothing delivered twice

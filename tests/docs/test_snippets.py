@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ..zygote import Zygote
+from ..zygote import CLIENT, Zygote
 from .snippets import (
     ROOT,
     Outcome,
@@ -37,9 +37,6 @@ from .snippets import (
 TIMEOUT = 60.0  # seconds for one block; a hung block fails with its id, the suite goes on
 WORKERS = 3  # a block waits on loopback HTTP and its sandbox's threads as much as on a CPU
 KEPT = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TZ")
-PRELOAD = ("sports_posts", "sports_posts._client", "sports_posts.models", "pytest")
-"""What the blocks import, but nothing of the sandbox: the guard counts a block's own
-sandbox's calls by hooking its first import."""
 
 
 RUN_TESTS = ("test_snippet_runs", "test_snippet_spends_what_it_states")
@@ -115,7 +112,7 @@ def snippet_runs(
             return replace(outcome, calls=sandbox.calls(key) + own)
 
         # what every block imports, imported once; the guard is each block's own (its PYTHONPATH)
-        zygote = Zygote(PRELOAD, env={**env, "PYTHONPATH": str(ROOT)})
+        zygote = Zygote(CLIENT, env={**env, "PYTHONPATH": str(ROOT)})
         try:
             with ThreadPoolExecutor(max_workers=WORKERS) as pool:
                 page_runs = {

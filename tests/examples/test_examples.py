@@ -1,4 +1,5 @@
-"""Every example runs as a user would run it: a subprocess against an embedded sandbox."""
+"""Every example runs as a user would run it: a process of its own (a fork of a zygote that has
+imported the SDK, tests/zygote.py) against an embedded sandbox."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from ..zygote import CLIENT, shared, suite
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -26,8 +29,7 @@ RUNS = [
 def run_example(name: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
     env["SPORTS_POSTS_LOG"] = "info"  # connect() logs (never prints) which service it uses
-    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return suite().run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, env=env, timeout=120)
 
 
 @pytest.mark.parametrize(("name", "args", "expected"), RUNS, ids=[r[0] for r in RUNS])
@@ -54,8 +56,7 @@ def test_example_spends_what_its_docstring_states(name: str, tmp_path: Path) -> 
     guard = install_loopback_guard(tmp_path)  # also counts the calls of the embedded sandbox
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
     env.update(PYTHONPATH=os.pathsep.join([guard, str(EXAMPLES.parent)]), SPORTS_POSTS_DOCS_CALLS=str(counts))
-    done = subprocess.run([sys.executable, str(EXAMPLES / name)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = shared(CLIENT).run([sys.executable, str(EXAMPLES / name)], cwd=tmp_path, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     calls = sum(int(n) for n in counts.read_text().split())
     assert 1 <= calls <= int(stated.group(1)), f"{name} made {calls} billed calls"

@@ -18,7 +18,7 @@ import pytest
 from sports_posts import SportsPosts
 from sports_posts.sandbox import Sandbox
 
-from ..zygote import ZygoteProcess, suite
+from ..zygote import Process, suite
 from .poll_worker import TTL
 
 WORKER = str(Path(__file__).with_name("poll_worker.py"))
@@ -35,7 +35,7 @@ def events(path: Path, kind: str) -> list[dict[str, Any]]:
     return [e for e in (json.loads(line) for line in lines if line.endswith("}")) if e["event"] == kind]
 
 
-def wait_for(what: str, condition: Callable[[], Any], procs: list[ZygoteProcess], timeout: float = 20.0) -> Any:
+def wait_for(what: str, condition: Callable[[], Any], procs: list[Process], timeout: float = 20.0) -> Any:
     """Wait (bounded) for a worker to report something; fail with every worker's stderr."""
     deadline = time.monotonic() + timeout
     while True:
@@ -51,7 +51,7 @@ def wait_for(what: str, condition: Callable[[], Any], procs: list[ZygoteProcess]
         time.sleep(0.05)  # polling child processes' progress, not a timed assertion
 
 
-def spawn(args: list[str], env: dict[str, str]) -> ZygoteProcess:
+def spawn(args: list[str], env: dict[str, str]) -> Process:
     """A worker as a process of its own (a fork of the suite's zygote, tests/zygote.py)."""
     return suite().spawn([sys.executable, WORKER, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -73,7 +73,7 @@ def test_three_pollers_one_feed_survive_a_kill_and_a_pause(
     since = (sandbox.now() - timedelta(seconds=1)).isoformat()
     log = {name: tmp_path / f"{name}.log" for name in "abc"}
 
-    def start(name: str, *extra: str) -> ZygoteProcess:
+    def start(name: str, *extra: str) -> Process:
         return spawn(["poll", sandbox.base_url, store_url, key, since, str(log[name]), *extra], env)
 
     # b takes the feed first and will pause itself inside a save; a and c stand by.

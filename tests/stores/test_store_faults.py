@@ -129,7 +129,7 @@ def test_a_frozen_redis_is_a_typed_error_within_the_bound_then_recovers(rd: Redi
 
 
 # A client that freezes (or dies) right after its statement ran, before it read the answer:
-# where the old runner still held the statement's transaction open, with its row locks.
+# a runner that kept the statement's transaction open then would hold its row locks.
 _FROZEN_CLIENT = textwrap.dedent("""
     import os, signal, sys
     import psycopg

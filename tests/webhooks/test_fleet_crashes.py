@@ -26,7 +26,7 @@ import pytest
 from sports_posts.sandbox import Sandbox
 from support.servers import free_port as _free_port
 from tests.crash_helpers import wait_for
-from tests.zygote import ZygoteProcess, suite
+from tests.zygote import Process, suite
 
 WORKER = str(Path(__file__).with_name("fleet_worker.py"))
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -90,11 +90,11 @@ class Fleet:
         self.spawns = 0
         self.ports = [_free_port() for _ in range(RECEIVERS)]
         self.plans = ["none"] * RECEIVERS
-        self.procs: list[ZygoteProcess] = [self._spawn(i) for i in range(RECEIVERS)]
+        self.procs: list[Process] = [self._spawn(i) for i in range(RECEIVERS)]
         self.dead_pids: set[int] = set()
         self.kills = 0
 
-    def _spawn(self, index: int) -> ZygoteProcess:
+    def _spawn(self, index: int) -> Process:
         """A receiver as a process of its own (a fork of the suite's zygote, tests/zygote.py)."""
         env = {**os.environ, "PYTHONPATH": ROOT}
         kill_at = self.kill_points[self.spawns] if self.spawns < len(self.kill_points) else "none"
