@@ -87,12 +87,13 @@ class Zygote:
         A process whose environment gives a variable the preloaded modules read at import
         another value than the zygote had (``SPORTS_POSTS_LOG``, say) would not be the process
         a fresh interpreter makes: it is one, started by ``subprocess.Popen``."""
+        option = argv[1] if len(argv) > 1 else "-"
+        if (option.startswith("-") and option not in ("-m", "-c")) or (option in ("-m", "-c") and len(argv) < 3):
+            raise ValueError(f"the zygote runs `python -m MOD`, `python FILE` or `python -c CODE`, not {list(argv)}")
         environment = dict(os.environ if env is None else env)
         if any(environment.get(key) != value for key, value in self.read.items()):
             return subprocess.Popen(argv, env=environment, cwd=cwd, stdin=DEVNULL, stdout=stdout, stderr=stderr,
                                     start_new_session=start_new_session, text=text)
-        if len(argv) < 2 or (argv[1] in ("-m", "-c") and len(argv) < 3) or (argv[1].startswith("-") and argv[1] not in ("-m", "-c")):
-            raise ValueError(f"the zygote runs `python -m MOD`, `python FILE` or `python -c CODE`, not {list(argv)}")
         ends: list[int] = []  # this side's ends of the pipes made here, closed once sent
         keep: list[IO[Any]] = []
 
