@@ -378,11 +378,13 @@ class _Generated:
 
     A world is snapshotted the second time its parameters are asked for, so a world made
     once (a sandbox on the system clock starts at a new instant each time) costs nothing
-    more. Few and small worlds are kept: the most recent ``KEPT``, of at most ``LARGEST`` posts.
+    more. Few and small worlds are kept: the most recent ``KEPT``, of at most ``LARGEST`` posts,
+    and no more than ``BUDGET`` bytes of snapshots in all.
     """
 
     KEPT = 8
     LARGEST = 20_000
+    BUDGET = 64 << 20
     _UNSHARED = ("_lock", "_now")  # made anew for each copy
 
     def __init__(self) -> None:
@@ -419,8 +421,8 @@ class _Generated:
         snapshot = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
             self._snapshots[key] = snapshot
-            while len(self._snapshots) > self.KEPT:
-                del self._snapshots[next(iter(self._snapshots))]
+            while len(self._snapshots) > self.KEPT or sum(map(len, self._snapshots.values())) > self.BUDGET:
+                del self._snapshots[next(iter(self._snapshots))]  # the least recently used
 
 
 _GENERATED = _Generated()

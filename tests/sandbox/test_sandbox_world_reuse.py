@@ -99,3 +99,7 @@ def test_a_world_made_once_is_not_kept_and_few_small_worlds_are(generated: world
     World(99, start=DEFAULT_START, posts=101)
     World(99, start=DEFAULT_START, posts=101)
     assert all(key[0] != 99 for key in generated._snapshots)
+    generated.BUDGET = 2 * max(map(len, generated._snapshots.values())) + 1  # type: ignore[misc]
+    World(98, start=DEFAULT_START, posts=50)
+    World(98, start=DEFAULT_START, posts=50)
+    assert len(generated._snapshots) == 2 and next(reversed(list(generated._snapshots)))[:2] == (98, DEFAULT_START)
