@@ -3,6 +3,7 @@ name of a constant (``DEFAULT_TOTAL_TIMEOUT``) that a reader would have to look 
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +15,9 @@ HOOKS = [f"{ROOT / 'docs/hooks/concrete_types.py'}:ConcreteTypes",
          f"{ROOT / 'docs/hooks/default_values.py'}:DefaultValues"]
 
 
+@functools.lru_cache(maxsize=1)
 def _package() -> griffe.Module:
+    """The package as the reference's griffe reads it, loaded once: the tests only read it."""
     extensions = griffe.load_extensions(*HOOKS)
     return griffe.load("sports_posts", extensions=extensions, search_paths=[str(ROOT)],
                        resolve_aliases=True, resolve_external=False)  # type: ignore[return-value]
