@@ -189,3 +189,17 @@ def test_a_variable_read_at_import_that_differs_gets_a_fresh_interpreter(
     assert isinstance(proc, subprocess.Popen) == bool(level)  # forked when it would import the same
     out, _ = proc.communicate(timeout=60)
     assert out == (b"INFO 1\n" if level else b"NOTSET 0\n")
+
+
+def test_a_shared_zygote_imports_with_the_environment_the_test_process_started_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from . import zygote as module
+
+    monkeypatch.setattr(module, "_shared", {})  # as if this test were the first to ask
+    monkeypatch.setenv("SPORTS_POSTS_LOG", "debug")
+    first = module.shared(["sports_posts._client"])
+    try:
+        assert first.read["SPORTS_POSTS_LOG"] == module._STARTING_ENVIRONMENT.get("SPORTS_POSTS_LOG")
+    finally:
+        first.close()

@@ -181,6 +181,10 @@ calls of a sandbox a script starts by hooking that sandbox's first import."""
 
 _shared: dict[tuple[str, ...], Zygote] = {}
 _shared_lock = threading.Lock()
+_STARTING_ENVIRONMENT = dict(os.environ)
+"""The test process's environment before any test changed it: a shared zygote imports with it,
+whichever test happens to ask first (one that had set SPORTS_POSTS_LOG would otherwise send
+every later process to a fresh interpreter)."""
 
 
 def shared(preload: Sequence[str]) -> Zygote:
@@ -190,7 +194,7 @@ def shared(preload: Sequence[str]) -> Zygote:
     key = tuple(preload)
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = Zygote(key)
+            _shared[key] = Zygote(key, env=_STARTING_ENVIRONMENT)
             atexit.register(_shared[key].close)
         return _shared[key]
 
