@@ -84,6 +84,13 @@ class _Sorted:
         self.keys.insert(at, key)
         self.items.insert(at, item)
 
+    def extend(self, pairs: list[tuple[Any, Any]]) -> None:
+        """Add many ``(key, item)`` pairs (the list is used up): one sort, not an insertion each."""
+        pairs.extend(zip(self.keys, self.items))
+        pairs.sort(key=_first)  # the keys are unique (each ends with the post's id)
+        self.keys = [key for key, _ in pairs]
+        self.items = [item for _, item in pairs]
+
 
 class _Newest:
     """Orders posts newest first (by created_at, then id) inside a heap that pops the smallest."""
@@ -116,45 +123,37 @@ class PostIndex:
 
     def add(self, post: Any) -> None:
         """Index a post; its league, created_at, score and highlight must not change afterwards."""
-        key = post.key
-        hour = post.created_us // _HOUR_US
-        # Each post is filed under its league and under _ALL, which serves the queries of every league
-        # with one stream instead of a merge of sixteen.
-        for league in (post.league, _ALL):
-            self._time.setdefault(league, _Sorted()).add(key, post)
-            self._score.setdefault(league, _Sorted()).add((post.score, key), post)
-            self._hours.setdefault(league, {}).setdefault(hour, _Sorted()).add((post.score, key), post)
-            if post.highlight:
-                self._highlights.setdefault(league, _Sorted()).add(key, post)
+        for into, key in self._places(post):
+            into.add(key, post)
         self._version += 1
-        self.max_score = max(self.max_score, post.score)
-        self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
 
     def add_many(self, posts: Collection[Any]) -> None:
         """Index ``posts`` as ``add`` would one by one, sorting each list once instead of
         inserting into it once per post (a world's history)."""
         staged: dict[int, tuple[_Sorted, list[tuple[Any, Any]]]] = {}
-
-        def stage(into: _Sorted, key: Any, post: Any) -> None:
-            staged.setdefault(id(into), (into, []))[1].append((key, post))
-
         for post in posts:
-            key = post.key
-            hour = post.created_us // _HOUR_US
-            for league in (post.league, _ALL):
-                stage(self._time.setdefault(league, _Sorted()), key, post)
-                stage(self._score.setdefault(league, _Sorted()), (post.score, key), post)
-                stage(self._hours.setdefault(league, {}).setdefault(hour, _Sorted()), (post.score, key), post)
-                if post.highlight:
-                    stage(self._highlights.setdefault(league, _Sorted()), key, post)
-            self.max_score = max(self.max_score, post.score)
-            self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
+            for into, key in self._places(post):
+                staged.setdefault(id(into), (into, []))[1].append((key, post))
         for into, pairs in staged.values():
-            pairs.extend(zip(into.keys, into.items))
-            pairs.sort(key=_first)  # the keys are unique (each ends with the post's id)
-            into.keys = [key for key, _ in pairs]
-            into.items = [post for _, post in pairs]
+            into.extend(pairs)
         self._version += len(posts)
+
+    def _places(self, post: Any) -> list[tuple[_Sorted, Any]]:
+        """Each list ``post`` goes into, with its key there; notes its score and hour."""
+        key = post.key
+        hour = post.created_us // _HOUR_US
+        self.max_score = max(self.max_score, post.score)
+        self._oldest_hour = hour if self._oldest_hour is None else min(self._oldest_hour, hour)
+        places: list[tuple[_Sorted, Any]] = []
+        # Each post is filed under its league and under _ALL, which serves the queries of every league
+        # with one stream instead of a merge of sixteen.
+        for league in (post.league, _ALL):
+            places.append((self._time.setdefault(league, _Sorted()), key))
+            places.append((self._score.setdefault(league, _Sorted()), (post.score, key)))
+            places.append((self._hours.setdefault(league, {}).setdefault(hour, _Sorted()), (post.score, key)))
+            if post.highlight:
+                places.append((self._highlights.setdefault(league, _Sorted()), key))
+        return places
 
     def _streams(self, leagues: Collection[str]) -> list[str]:
         """The index keys to read for ``leagues``: _ALL when they cover every league indexed."""
