@@ -294,7 +294,7 @@ _SSL_LOCK = threading.Lock()
 def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
     """The certificate store of the SDK's own pools: the one ``stack`` makes by default
     (its ``create_ssl_context``), made once per library and setting instead of once per
-    client, since loading a CA bundle costs about 20 ms.
+    client, since loading a CA bundle is most of what making a client costs.
 
     When the environment is trusted, ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are read as
     the library reads them, on every client: naming another bundle makes another context.

@@ -28,7 +28,7 @@ Handler = Callable[[httpx.Request], httpx.Response]
 @functools.cache
 def loopback_tls() -> ssl.SSLContext:
     """One certificate store for the suite's own library clients, made once: each client
-    would otherwise load a CA bundle (about 20 ms), and the loopback servers they talk to
+    would otherwise load a CA bundle of its own, and the loopback servers they talk to
     speak plain HTTP."""
     return ssl.create_default_context()
 

@@ -403,11 +403,11 @@ class _Generated:
                 self._snapshots[key] = self._snapshots.pop(key)  # the most recently used last
         return None if snapshot is None else pickle.loads(snapshot)  # bytes made by keep, in this process
 
-    def keep(self, key: tuple[Any, ...], world: World, posts: int) -> None:
+    def keep(self, key: tuple[Any, ...], world: World) -> None:
         """Snapshot a freshly generated world, if its parameters were asked for before."""
         import pickle
 
-        if posts > self.LARGEST:
+        if len(world.posts) > self.LARGEST:
             return
         with self._lock:
             seen = key in self._asked
@@ -455,7 +455,7 @@ class World:
             return
         self._generate(seed, start, posts, history_hours, posts_per_minute, late_index_rate, late_index_delay,
                        deletions_per_hour)
-        _GENERATED.keep(key, self, posts)
+        _GENERATED.keep(key, self)
 
     def _generate(
         self, seed: int, start: datetime, posts: int, history_hours: float, posts_per_minute: float,

@@ -127,7 +127,7 @@ def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSp
     from sports_posts import AsyncSportsPosts
     from sports_posts._http import load_stack, shared_ssl_context
 
-    # the SDK's certificate store, loaded once for every test, not once per test (about 20 ms)
+    # the SDK's certificate store, loaded once for every test rather than once per test
     verify = shared_ssl_context(load_stack("httpx"), trust_env=True)
     http = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0), verify=verify)
     client = AsyncSportsPosts(
