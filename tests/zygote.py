@@ -50,10 +50,9 @@ class Zygote:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket = mine
         self._lock = threading.Lock()  # one request at a time, answered before the next
-        self._env = dict(os.environ if env is None else env)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, __file__, str(theirs.fileno()), *preload], env=self._env, stdin=DEVNULL,
+                [sys.executable, __file__, str(theirs.fileno()), *preload], env=env, stdin=DEVNULL,
                 pass_fds=(theirs.fileno(),),
             )
         finally:
@@ -346,12 +345,10 @@ def _run(argv: list[str]) -> None:
     elif argv[0] == "-c":
         sys.argv = ["-c", *argv[2:]]
         sys.path[0] = ""
-        import __main__
+        import types
 
-        namespace = {"__name__": "__main__", "__builtins__": __builtins__, "__doc__": None}
-        main_module = type(__main__)("__main__")
-        main_module.__dict__.update(namespace)
-        sys.modules["__main__"] = main_module
+        main_module = sys.modules["__main__"] = types.ModuleType("__main__")
+        main_module.__dict__["__builtins__"] = __builtins__
         exec(compile(argv[1], "<string>", "exec"), main_module.__dict__)
     else:
         sys.argv = list(argv)
@@ -446,24 +443,19 @@ def _keep(request: dict[str, Any], fds: list[int]) -> None:
 
 
 def _requests(channel: socket.socket) -> Iterable[tuple[dict[str, Any], list[int]]]:
-    pending = b""
+    """Each request and its descriptors (they come with a request's first part). The caller
+    sends one at a time, the next once this one's process has started, so a read holds no
+    part of another."""
     while True:
         data, fds, _, _ = socket.recv_fds(channel, 1 << 20, 4)
+        while data and not data.endswith(b"\n"):  # a request longer than one read
+            more = channel.recv(1 << 20)
+            if not more:
+                return
+            data += more
         if not data:
             return
-        pending += data
-        line, newline, rest = pending.partition(b"\n")
-        if not newline:  # a request longer than one read: its fds came with its first part
-            more = fds
-            while not newline:
-                data, _, _, _ = socket.recv_fds(channel, 1 << 20, 0)
-                if not data:
-                    return
-                pending += data
-                line, newline, rest = pending.partition(b"\n")
-            fds = more
-        pending = rest
-        yield json.loads(line), list(fds)
+        yield json.loads(data), list(fds)
 
 
 def main() -> None:
