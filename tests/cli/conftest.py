@@ -10,14 +10,6 @@ import pytest
 
 from sports_posts.cli import main
 
-from ..zygote import Zygote, suite
-
-
-def cli_zygote() -> Zygote:
-    """This test process's zygote (tests/zygote.py): each ``python -m sports_posts ...`` of
-    the tests is a fork of one interpreter that has imported what the command line imports."""
-    return suite()
-
 
 def run(*argv: str, err: Optional[io.StringIO] = None) -> tuple[int, str, str]:
     """``sports-posts ARGV...`` in this process, its output captured (``err``: a stream of the test's own)."""

@@ -19,7 +19,8 @@ from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.sandbox import Sandbox
 from sports_posts.webhooks import build_test_request, sample_payload, sign_payload
 
-from .conftest import cli_zygote, run
+from ..zygote import suite
+from .conftest import run
 
 
 @pytest.fixture
@@ -162,8 +163,8 @@ def test_sandbox_command_serves_until_terminated() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
-    proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc = suite().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         assert proc.stdout is not None
         base_url = proc.stdout.readline().split()[-1]

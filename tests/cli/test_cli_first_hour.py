@@ -26,7 +26,8 @@ from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload
 from tests.wire import spec_post
 
-from .conftest import cli_zygote, run
+from ..zygote import suite
+from .conftest import run
 
 BASE_URL = "https://api.example.test/v1"
 SECRET = "whsec_test_cli_first_hour"
@@ -103,8 +104,8 @@ def test_a_port_out_of_range_is_an_argparse_error(argv: list[str], capsys: pytes
 def test_a_closed_pipe_ends_quietly(limit: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(cli.__file__).parents[2]), env.get("PYTHONPATH", "")])
-    proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", "posts", "--sandbox", "--limit", limit,
-                               "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = suite().spawn([sys.executable, "-m", "sports_posts.cli", "posts", "--sandbox", "--limit", limit,
+                          "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
     if limit == "1000":  # far more than a pipe's buffer: the writer meets the closed end mid-way
         assert json.loads(proc.stdout.readline())["id"]

@@ -18,7 +18,7 @@ import pytest
 
 from tests.client.hostile.server import Connection, ScriptedServer, head
 
-from .conftest import cli_zygote
+from ..zygote import suite
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"  # OSC 52: write "rm -rf ~" to the clipboard
 HOSTILE_KEY = f"evil\nrm -rf /tmp/x{CLIPBOARD}\x1b[2J\r\u202eend"
@@ -28,8 +28,8 @@ RAW = ("\x1b", "\x07", "\x00", "\x9b", "\r", "\u202e")
 
 def sports_posts(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """``python -m sports_posts ARGV`` as a separate process (tests/zygote.py); output kept as bytes."""
-    return cli_zygote().run([sys.executable, "-m", "sports_posts", *argv], timeout=120,
-                            env={**os.environ, **(env or {})}, text=False)
+    return suite().run([sys.executable, "-m", "sports_posts", *argv], timeout=120,
+                       env={**os.environ, **(env or {})}, text=False)
 
 
 def assert_escaped(stdout: bytes, records: int) -> str:

@@ -11,7 +11,8 @@ import pytest
 
 from sports_posts.webhooks import sample_payload, sign_payload
 
-from .conftest import cli_zygote, run
+from ..zygote import suite
+from .conftest import run
 
 SECRET = "whsec_test_cli_input_edges_42"
 
@@ -76,7 +77,7 @@ def test_an_empty_path_argument_is_refused(tmp_path: Path, argv: list[str]) -> N
     body, _ = signed(tmp_path)
     (tmp_path / "secret").write_text(SECRET)
     argv = [body if a == "BODY" else str(tmp_path / "secret") if a == "SECRET" else a for a in argv]
-    done = cli_zygote().run([sys.executable, "-m", "sports_posts", *argv], timeout=120, cwd=tmp_path)
+    done = suite().run([sys.executable, "-m", "sports_posts", *argv], timeout=120, cwd=tmp_path)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "an empty path" in done.stderr and "Traceback" not in done.stderr
     assert {p.name for p in tmp_path.iterdir()} == {"body.json", "secret"}  # nothing made in the working directory

@@ -10,7 +10,7 @@ import sys
 import httpx
 import pytest
 
-from .conftest import cli_zygote
+from ..zygote import suite
 
 
 @pytest.mark.parametrize(("args", "profile", "shape"), [((), "strict", "mixed"),
@@ -20,8 +20,8 @@ def test_the_sandbox_command_serves_the_profile_asked_for(args: tuple[str, ...],
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
-    proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port), *args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc = suite().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port), *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         assert proc.stdout is not None
         base_url = proc.stdout.readline().split()[-1]

@@ -25,7 +25,7 @@ import pytest
 from sports_posts import SportsPosts
 from sports_posts.webhooks import build_test_request, sample_payload
 
-from .conftest import cli_zygote
+from ..zygote import suite
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -42,12 +42,12 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 class Proc:
-    """``sports-posts ARGS`` as a process (a fork of the command line's zygote, tests/zygote.py),
+    """``sports-posts ARGS`` as a process (a fork of the suite's zygote, tests/zygote.py),
     its stdout and stderr read line by line."""
 
     def __init__(self, *args: str, stdout_closed: bool = False, **env: str) -> None:
-        self.proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", *args],
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(**env))
+        self.proc = suite().spawn([sys.executable, "-m", "sports_posts.cli", *args],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(**env))
         assert self.proc.stdout is not None and self.proc.stderr is not None
         if stdout_closed:  # `| head -0`: the reader is gone before the first write
             self.proc.stdout.close()
@@ -269,8 +269,8 @@ sys.exit(status)
 
 @pytest.mark.parametrize("command", [("sandbox", "--posts-per-minute", "0"), ("webhooks", "listen")])
 def test_a_sigterm_while_a_server_announces_itself_is_a_graceful_stop(command: tuple[str, ...]) -> None:
-    done = cli_zygote().run([sys.executable, "-c", SIGTERM_ON_FIRST_LINE, *command, "--port", str(free_port())],
-                            timeout=WAIT, env=_env(SPORTS_POSTS_WEBHOOK_SECRET=SECRET))
+    done = suite().run([sys.executable, "-c", SIGTERM_ON_FIRST_LINE, *command, "--port", str(free_port())],
+                       timeout=WAIT, env=_env(SPORTS_POSTS_WEBHOOK_SECRET=SECRET))
     assert done.returncode == 0, done.stderr  # not -15: the handlers were in place
     assert "sports-posts: SIGTERM: stopping (no new connections; requests in flight get up to 10 s)" in done.stderr
     assert "sports-posts: stopped" in done.stderr and "Traceback" not in done.stderr

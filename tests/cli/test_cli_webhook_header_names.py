@@ -20,7 +20,8 @@ from starlette.testclient import TestClient
 from sports_posts.cli._webhooks import webhook_listener_app
 from sports_posts.webhooks import WebhookHeaders, build_test_request, sample_payload, sign_payload
 
-from .conftest import cli_zygote, run
+from ..zygote import suite
+from .conftest import run
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
 ACME = WebhookHeaders.with_prefix("X-Acme-")
@@ -79,7 +80,8 @@ def test_the_sandbox_command_sends_webhooks_under_the_prefix() -> None:
     threading.Thread(target=hook.serve_forever, args=(0.05,), daemon=True).start()
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPORTS_POSTS_")}
-    proc = cli_zygote().spawn([sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port), "--webhook-header-prefix", "X-Acme"],
+    proc = suite().spawn(
+        [sys.executable, "-m", "sports_posts.cli", "sandbox", "--port", str(port), "--webhook-header-prefix", "X-Acme"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
     )
     try:
