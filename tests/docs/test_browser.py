@@ -4,8 +4,12 @@ Every page at 1280x800 and 390x844, in the light and the dark scheme: nothing sc
 sideways, nothing logs a console error or asks a host other than the site, every chart's
 text is at least 10 px tall as drawn, no name in a table is split across lines. Every internal link lands on a page, and its anchor on
 an element of that page. The site is built once (tests/docs/conftest.py) and served on a
-loopback port; one browser, one tab per viewport, reused from page to page (the dark
-scheme is the system's preference switched on the loaded page, which the site follows).
+loopback port; one browser and one tab, reused from page to page. Each page is loaded
+once, in the size the last page ended in, and looked at in both schemes; then the window
+is resized to the other size (the layout follows, as a rotated phone's does) and it is
+looked at again. The dark scheme is the system's preference switched on the loaded page,
+which the site follows. A page of the test's own, wide enough to scroll sideways on a
+phone only, is walked with the site's and must be reported in the phone size alone.
 """
 
 from __future__ import annotations
@@ -35,6 +39,19 @@ VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844)}
 SCHEMES = ("light", "dark")
 SMALLEST_TEXT_PX = 10.0
 SCHEME_WAIT_MS = 5000
+CANARY = "__browser-test-canary__/"
+"""The test's own page, served beside the site's: a line 600 px wide that cannot wrap (too
+wide for a phone only), and a script that follows the system's scheme as the theme does."""
+CANARY_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>too wide for a phone</title>
+<link rel="icon" href="data:,"></head>
+<body data-md-color-scheme="default"><article><p style="width: 600px; white-space: nowrap">600 px</p></article>
+<script>
+const dark = matchMedia("(prefers-color-scheme: dark)");
+const follow = () => document.body.setAttribute("data-md-color-scheme", dark.matches ? "slate" : "default");
+follow();
+dark.addEventListener("change", follow);
+</script></body></html>
+"""
 
 # What one page shows, read in the page itself after it loaded.
 MEASURE = r"""() => {
@@ -64,9 +81,35 @@ class Findings:
     ids: dict[str, set[str]] = field(default_factory=dict)
     links: dict[str, set[str]] = field(default_factory=dict)
 
+    def split(self, url: str) -> Findings:
+        """What was found on page ``url``, moved out of these findings into new ones."""
+        taken = Findings()
+        for kind in ("overflow", "console", "offsite", "small_text", "broken_names", "schemes"):
+            entries: list[str] = getattr(self, kind)
+            mine = [entry for entry in entries if entry.startswith(f"{url} (")]
+            setattr(taken, kind, mine)
+            setattr(self, kind, [entry for entry in entries if entry not in mine])
+        for kind in ("ids", "links"):
+            seen: dict[str, set[str]] = getattr(self, kind)
+            if url in seen:
+                getattr(taken, kind)[url] = seen.pop(url)
+        return taken
+
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, unlogged; the assets cached by the browser (not asked again per page)."""
+    """Static files, unlogged; the assets cached by the browser (not asked again per page);
+    and the canary page."""
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path != "/" + CANARY:
+            super().do_GET()
+            return
+        body = CANARY_HTML.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "max-age=600")
@@ -105,25 +148,31 @@ def _chart_font_px(svg: Path) -> tuple[float, float]:
 
 
 async def _visit_all(site: Path, base: str, urls: list[str], found: Findings) -> None:
-    """One browser; a tab per viewport, the two walking the pages side by side."""
+    """One browser, one tab: every page in every size and scheme."""
     from playwright.async_api import async_playwright
 
     origin = base.rstrip("/")
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
-            await asyncio.gather(*(_walk(browser, site, base, origin, urls, viewport, found) for viewport in VIEWPORTS))
+            await _walk(browser, site, base, origin, urls, found)
         finally:
             await browser.close()
 
 
-async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str], viewport: str,
-                found: Findings) -> None:
-    """Load each page once in the light scheme, then switch the system to dark (the site
-    follows it without a reload) and look again."""
+def _looks(first: str, second: str) -> list[tuple[str, str]]:
+    """The (size, scheme) order of the looks at a page loaded in size ``first`` and the light
+    scheme: one change between looks, and the last in size ``second`` and the light scheme,
+    where the next page is loaded."""
+    return [(first, "light"), (first, "dark"), (second, "dark"), (second, "light")]
+
+
+async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str], found: Findings) -> None:
+    """Load each page once and look at it in every size and scheme (``_looks``)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-    width, height = VIEWPORTS[viewport]
+    first, second = VIEWPORTS
+    width, height = VIEWPORTS[first]
     where = {"page": "", "label": ""}
     context = await browser.new_context(viewport={"width": width, "height": height}, color_scheme="light",
                                         service_workers="block")
@@ -138,13 +187,17 @@ async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str
         page.on("console", lambda msg: note(found.console, msg.text) if msg.type == "error" else None)
         page.on("pageerror", lambda exc: note(found.console, str(exc)))
         for url in urls:
-            where.update(page=url, label=f"{viewport} {width}x{height} light")
-            await page.emulate_media(color_scheme="light")
+            looks = _looks(first, second)
+            viewport, scheme = looks[0]
+            width, height = VIEWPORTS[viewport]
+            where.update(page=url, label=f"{viewport} {width}x{height} {scheme}")
             await page.goto(base + url, wait_until="load")
-            for scheme in SCHEMES:
+            for viewport, scheme in looks:
+                width, height = VIEWPORTS[viewport]
                 where["label"] = f"{viewport} {width}x{height} {scheme}"
-                if scheme != "light":
-                    await page.emulate_media(color_scheme=scheme)
+                if page.viewport_size != {"width": width, "height": height}:
+                    await page.set_viewport_size({"width": width, "height": height})
+                await page.emulate_media(color_scheme=scheme)
                 expected = "slate" if scheme == "dark" else "default"
                 try:  # the theme's script follows the system's scheme a moment later
                     await page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{expected}'",
@@ -167,13 +220,15 @@ async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str
                 if viewport == "desktop" and scheme == "light":
                     found.ids[url] = set(shown["ids"])
                     found.links[url] = set(shown["links"])
+            first, second = second, first  # the next page loads in the size this one ended in
     finally:
         await context.close()
 
 
 @pytest.fixture(scope="module")
-def findings(built_site: Path, served: str) -> Findings:
-    """Visit every page in every viewport and scheme once; what each visit showed."""
+def walked(built_site: Path, served: str) -> tuple[Findings, Findings]:
+    """Visit every page in every size and scheme once, the canary twice first (loaded in
+    each size); what the site's pages showed, and what the canary showed."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: {INSTALL} (the docs' browser test drives it)")
     try:
@@ -181,8 +236,22 @@ def findings(built_site: Path, served: str) -> Findings:
     except ImportError:
         pytest.fail("the playwright package is missing: pip install -e '.[dev]' (or pip install playwright)")
     found = Findings()
-    asyncio.run(_visit_all(built_site, served, page_urls(built_site), found))
-    return found
+    asyncio.run(_visit_all(built_site, served, [CANARY, CANARY, *page_urls(built_site)], found))
+    return found, found.split(CANARY)
+
+
+@pytest.fixture(scope="module")
+def findings(walked: tuple[Findings, Findings]) -> Findings:
+    """What the site's own pages showed."""
+    return walked[0]
+
+
+def test_a_page_too_wide_for_a_phone_is_found_in_the_phone_size_alone(walked: tuple[Findings, Findings]) -> None:
+    # loaded once in each size: the resized look and the loaded look both measure the phone
+    canary = walked[1]
+    sizes = sorted(entry.split(" (", 1)[1].split(")", 1)[0] for entry in canary.overflow)
+    assert sizes == ["phone 390x844 dark"] * 2 + ["phone 390x844 light"] * 2, canary.overflow
+    assert not (canary.schemes or canary.console or canary.offsite), canary
 
 
 def test_the_site_has_pages_and_charts(built_site: Path, findings: Findings) -> None:
