@@ -27,7 +27,7 @@ def test_the_readme_polling_block_ends_on_a_second_run_with_nothing_new(tmp_path
     with Sandbox(seed=7, clock="manual", start=start) as sandbox:
         env = {name: os.environ[name] for name in ("PATH", "LANG", "TZ") if name in os.environ}
         env.update(SPORTS_POSTS_BASE_URL=sandbox.base_url, SPORTS_POSTS_API_KEY=sandbox.api_key,
-                   HOME=str(workdir), PYTHONPATH=install_loopback_guard(guard), PYTHONDONTWRITEBYTECODE="1")
+                   HOME=str(workdir), PYTHONPATH=install_loopback_guard(guard))
         first = run(block, workdir, env, sys.executable, TIMEOUT, shared(CLIENT))
         second = run(block, workdir, env, sys.executable, TIMEOUT, shared(CLIENT))
     assert first.ok and "new posts" in first.output, first.output

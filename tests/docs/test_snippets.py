@@ -87,7 +87,7 @@ def snippet_runs(
         guard = install_loopback_guard(tmp_path_factory.mktemp("loopback-guard"))
         env.update(SPORTS_POSTS_BASE_URL=sandbox.base_url, SPORTS_POSTS_API_KEY=sandbox.api_key,
                    # this checkout's package, not whichever one the interpreter has installed
-                   PYTHONPATH=os.pathsep.join([guard, str(ROOT)]), PYTHONDONTWRITEBYTECODE="1")
+                   PYTHONPATH=os.pathsep.join([guard, str(ROOT)]))
         sources = "".join(s.source for s in chosen)
         if "REDIS_URL" in sources:
             env["REDIS_URL"] = _own_redis_db(request.getfixturevalue("redis_url"))

@@ -22,6 +22,6 @@ def test_the_endpoint_test_block_runs_with_warnings_as_errors_and_no_httpx2(tmp_
     workdir.mkdir()
     (guard / "sitecustomize.py").write_text(LOOPBACK_ONLY + WITHOUT_HTTPX2, encoding="utf-8")
     env = {name: os.environ[name] for name in ("PATH", "LANG", "TZ") if name in os.environ}
-    env.update(PYTHONPATH=str(guard), PYTHONWARNINGS="error", HOME=str(workdir), PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTHONPATH=str(guard), PYTHONWARNINGS="error", HOME=str(workdir))
     outcome = run(block, workdir, env, sys.executable, 60.0)
     assert outcome.ok, outcome.output
