@@ -8,11 +8,17 @@
 - ``tests/``: the blocks that are pytest files, with the page's other titled files they
   import: each checker's default mode, as most customers check their tests.
 
+Beside them, each checker's settings: ``mypy-strict.ini`` and ``pyrightconfig.json`` check
+``code/`` and ``snippets/`` in one run each (strict, with the snippets' rules relaxed for
+the snippets' modules alone: a per-module section, an execution environment), and
+``tests/pyrightconfig.json`` leaves the test files in basedpyright's default mode.
+
     python tests/typecheck/customer_files.py OUTDIR
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -23,6 +29,12 @@ sys.path.insert(0, str(HERE.parent / "docs"))
 from snippets import ROOT, collect  # noqa: E402
 
 KINDS = ("code", "snippets", "tests")
+SNIPPET_RULES_OFF = ("reportUnusedImport", "reportUnusedVariable", "reportDuplicateImport")
+"""basedpyright's rules a page's blocks break by running together: a block that only shows
+an import, a name a later block defines again."""
+SNIPPET_MYPY = ("allow_redefinition_new", "local_partial_types")
+"""mypy's options for the same: a name defined again with another type, an empty value
+filled in by a later block."""
 
 
 def write(out: Path) -> dict[str, list[str]]:
@@ -55,7 +67,23 @@ def write(out: Path) -> dict[str, list[str]]:
         put("snippets", name, snippet.source)
         if snippet.title is not None:  # a page's module that its test files import
             put("tests", snippet.title, snippet.source)
+    together = set(written["code"]) & set(written["snippets"])
+    if together:  # one run checks both directories: a module name must be one file
+        raise SystemExit(f"in code/ and in snippets/: {sorted(together)}")
+    settings(out, written)
     return written
+
+
+def settings(out: Path, written: dict[str, list[str]]) -> None:
+    """Each checker's settings for the files ``write`` wrote (the module docstring says which)."""
+    modules = ",".join(name[: -len(".py")] for name in sorted(written["snippets"]))
+    options = "".join(f"{option} = True\n" for option in SNIPPET_MYPY)
+    (out / "mypy-strict.ini").write_text(f"[mypy]\nstrict = True\n\n[mypy-{modules}]\n{options}", encoding="utf-8")
+    relaxed = {"root": "snippets", **dict.fromkeys(SNIPPET_RULES_OFF, "none")}
+    pyright = {"typeCheckingMode": "strict", "include": ["code", "snippets"],
+               "executionEnvironments": [relaxed, {"root": "code"}]}
+    (out / "pyrightconfig.json").write_text(json.dumps(pyright, indent=1) + "\n", encoding="utf-8")
+    (out / "tests" / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
