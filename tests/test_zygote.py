@@ -133,9 +133,16 @@ def test_signals_end_it_as_they_end_python_and_its_session_is_killed_whole(zygot
             break
         gone.wait(0.01)
     assert gone.is_set(), "the process's child outlived the kill of its session"
-    for sig, status in ((signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, -signal.SIGTERM)):
-        proc = zygote.spawn([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(600)"],
-                            env=PATH, stdout=PIPE, stderr=PIPE)
+    # SIGINT handled, as in a terminal's foreground: a suite started in the background (`cmd &`)
+    # inherits it ignored, and the process would then rightly ignore it too
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        procs = [(zygote.spawn([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(600)"],
+                               env=PATH, stdout=PIPE, stderr=PIPE), sig, status)
+                 for sig, status in ((signal.SIGINT, -signal.SIGINT), (signal.SIGTERM, -signal.SIGTERM))]
+    finally:
+        signal.signal(signal.SIGINT, before)
+    for proc, sig, status in procs:
         assert proc.stdout is not None and proc.stdout.readline() == b"up\n"
         proc.send_signal(sig)
         assert proc.wait(60) == status  # an uncaught KeyboardInterrupt ends Python by SIGINT
