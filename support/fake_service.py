@@ -10,6 +10,7 @@ Scripted answers (429 with ``Retry-After``, 500, anything) are served before the
 
 from __future__ import annotations
 
+import bisect
 import email.utils
 import json
 from collections import deque
@@ -63,6 +64,34 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+class _PostTable(dict[str, FakePost]):
+    """The service's posts by id; ``version`` counts its changes, so that the posts are
+    put in creation order again only after one."""
+
+    version = 0
+
+    def __setitem__(self, key: str, value: FakePost) -> None:
+        super().__setitem__(key, value)
+        self.version += 1
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self.version += 1
+
+
+def _counting(name: str) -> Callable[..., Any]:
+    def change(self: _PostTable, *args: Any, **kwargs: Any) -> Any:
+        result = getattr(dict, name)(self, *args, **kwargs)
+        self.version += 1
+        return result
+
+    return change
+
+
+for _name in ("pop", "popitem", "setdefault", "update", "clear", "__ior__"):
+    setattr(_PostTable, _name, _counting(_name))
+
+
 def _parse_dt(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
@@ -80,7 +109,10 @@ class FakePostsService:
     def __init__(self, clock: FakeClock, *, seconds_per_request: float = 0.0, max_limit: int = 100) -> None:
         self.clock = clock
         self.max_limit = max_limit  # 50 plays a service that follows the reference page
-        self.posts: dict[str, FakePost] = {}
+        self.posts: dict[str, FakePost] = _PostTable()
+        self._order: list[FakePost] = []  # every post by (created_at, id), as of _order_version
+        self._created: list[datetime] = []  # their created_at, for bisection
+        self._order_version = -1
         self.scripted: deque[Scripted] = deque()
         self.requests: list[dict[str, str]] = []
         self.seconds_per_request = seconds_per_request
@@ -112,6 +144,17 @@ class FakePostsService:
     def visible(self) -> list[FakePost]:
         now = self.clock.now
         return [p for p in self.posts.values() if not p.deleted and p.indexed_at <= now]
+
+    def _created_after(self, moment: Optional[datetime]) -> list[FakePost]:
+        """Every post created after ``moment`` (all without one), deleted and not yet
+        visible ones included, oldest first: the end of the posts in creation order."""
+        table = self.posts
+        version = table.version if isinstance(table, _PostTable) else -1  # a plain dict: always
+        if version < 0 or version != self._order_version:
+            self._order = sorted(table.values(), key=lambda p: (p.created_at, p.id))
+            self._created = [p.created_at for p in self._order]
+            self._order_version = version
+        return self._order if moment is None else self._order[bisect.bisect_right(self._created, moment):]
 
     # -- GET /posts -----------------------------------------------------------------
 
@@ -145,20 +188,16 @@ class FakePostsService:
             return _error(400, "INVALID_PARAMETER", f"limit must be between 1 and {self.max_limit}")
         if page < 1:
             return _error(400, "INVALID_PARAMETER", "page must be 1 or more")
-        items = self.visible()
-        if "leagues" in q:
-            wanted = {x.strip().upper() for x in q["leagues"].split(",")}
-            if "ALL" not in wanted:
-                items = [p for p in items if p.league.upper() in wanted]
-        if "since" in q:
-            since = _parse_dt(q["since"])
-            items = [p for p in items if p.created_at > since]
+        floor = _parse_dt(q["since"]) if "since" in q else None
         if "since_id" in q:
             ref = self.posts.get(q["since_id"])
             if ref is None or ref.deleted:
                 return _error(400, "SINCE_ID_NOT_FOUND", f"post {q['since_id']} is unavailable")
-            items = [p for p in items if p.created_at > ref.created_at]
-        items.sort(key=lambda p: (p.created_at, p.id), reverse=True)
+            floor = ref.created_at if floor is None else max(floor, ref.created_at)
+        wanted = {x.strip().upper() for x in q["leagues"].split(",")} if "leagues" in q else {"ALL"}
+        now = self.clock.now
+        items = [p for p in reversed(self._created_after(floor))  # newest first: sort=recent
+                 if not p.deleted and p.indexed_at <= now and ("ALL" in wanted or p.league.upper() in wanted)]
         start = (page - 1) * limit
         chunk = items[start : start + limit]
         body = {
