@@ -92,3 +92,16 @@ def test_the_performance_page_is_written_for_users() -> None:
     log = re.compile(r"\b20\d\d-\d\d-\d\d\b|\bsessions?\b|\bmorning\b|slower VM|\bearlier\b|\bBefore[:,]|\bwas \d", re.I)
     found = [line for line in page.splitlines() if log.search(line)]
     assert not found, "development log lines:\n" + "\n".join(found)
+
+
+# A repository path in a code span: `tests/zygote.py`, `.ci/typecheck`, `docs/hooks/`.
+REPOSITORY_PATH = re.compile(r"`((?:\.ci|benchmarks|docs|examples|sports_posts|support|tests)/[\w./-]*)`")
+
+
+def test_every_repository_path_the_pages_name_exists() -> None:
+    missing = []
+    for source in [*SOURCES, ROOT / "CONTRIBUTING.md"]:
+        for match in REPOSITORY_PATH.finditer(source.read_text(encoding="utf-8")):
+            if not (ROOT / match.group(1)).exists():
+                missing.append(f"{source.relative_to(ROOT)}: {match.group(1)}")
+    assert not missing, "paths that are not in the repository:\n" + "\n".join(missing)
