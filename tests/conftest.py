@@ -43,6 +43,12 @@ SLOW_TIERS = {
     "test_snippets.py": "docs",
     "test_webhooks_testing_block.py": "docs",
     "test_client_options.py::test_fuzz_client_options_only_raise_sdk_errors": "fuzz",
+    # property-based tests that take a second or more on the oldest Python
+    "test_clock_properties.py::test_no_clock_and_no_post_dated_ahead_loses_a_post": "fuzz",
+    "test_clock_skew.py::test_a_fresh_poller_crashing_at_any_call_under_any_skews_loses_nothing_repeats_at_most_its_batch": "fuzz",
+    "test_models.py::test_arbitrary_json_parses_or_raises_a_typed_error": "fuzz",
+    "test_redact_body.py::test_the_scan_finds_what_a_substring_test_finds_and_leaves_no_echo": "fuzz",
+    "test_sandbox_index.py::test_every_page_equals_the_filter_and_sort_of_the_whole_world": "fuzz",
     "test_params_fuzz.py": "fuzz",
     "test_properties.py": "fuzz",
     "test_sandbox_contract.py": "fuzz",
