@@ -57,6 +57,11 @@ SLOW_TIERS = {
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the slow tiers, and put the files that hold a slow test first (each file's tests
+    stay together, in their order): those wait on processes and servers the longest, so on
+    several workers (``-n 2 --dist loadfile --no-loadscope-reorder``) their waits overlap
+    other work, and the run ends on short files that keep every worker busy to the end."""
+    slow_files = set()
     for item in items:
         name = item.path.name
         test = getattr(item, "originalname", item.name)
@@ -64,6 +69,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if tier is not None:
             item.add_marker(tier)
             item.add_marker("slow")
+            slow_files.add(item.path)
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: the rest keep their order
 
 
 @pytest.fixture
