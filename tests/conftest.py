@@ -18,8 +18,9 @@ os.environ.setdefault("SPORTS_POSTS_HTTP_STACK", "httpx")
 
 
 # The slow tiers, by test file name (a file moved to another folder keeps its tier) or by
-# "file::test" for one test of a file that is otherwise quick. Each gets its tier's marker
-# and ``slow``: CI runs the whole suite on the newest Python and ``-m "not slow"`` on the oldest.
+# "file::test" for one test of a file that is otherwise quick; and every Hypothesis test, in
+# the fuzz tier. Each gets its tier's marker and ``slow``: CI runs the whole suite on the
+# newest Python and ``-m "not slow"`` on the oldest.
 SLOW_TIERS = {
     "test_layers.py::test_every_module_imports_alone_in_a_fresh_interpreter": "processes",
     "test_checkpoint_lock.py": "processes",
@@ -43,12 +44,6 @@ SLOW_TIERS = {
     "test_snippets.py": "docs",
     "test_webhooks_testing_block.py": "docs",
     "test_client_options.py::test_fuzz_client_options_only_raise_sdk_errors": "fuzz",
-    # property-based tests that take a second or more on the oldest Python
-    "test_clock_properties.py::test_no_clock_and_no_post_dated_ahead_loses_a_post": "fuzz",
-    "test_clock_skew.py::test_a_fresh_poller_crashing_at_any_call_under_any_skews_loses_nothing_repeats_at_most_its_batch": "fuzz",
-    "test_models.py::test_arbitrary_json_parses_or_raises_a_typed_error": "fuzz",
-    "test_redact_body.py::test_the_scan_finds_what_a_substring_test_finds_and_leaves_no_echo": "fuzz",
-    "test_sandbox_index.py::test_every_page_equals_the_filter_and_sort_of_the_whole_world": "fuzz",
     "test_params_fuzz.py": "fuzz",
     "test_properties.py": "fuzz",
     "test_sandbox_contract.py": "fuzz",
@@ -66,6 +61,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         name = item.path.name
         test = getattr(item, "originalname", item.name)
         tier = SLOW_TIERS.get(f"{name}::{test}") or SLOW_TIERS.get(name)
+        if tier is None and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            tier = "fuzz"  # every property-based test: generated inputs find logic, not version, faults
         if tier is not None:
             item.add_marker(tier)
             item.add_marker("slow")
