@@ -11,7 +11,8 @@
 Beside them, each checker's settings: ``mypy-strict.ini`` and ``pyrightconfig.json`` check
 ``code/`` and ``snippets/`` in one run each (strict, with the snippets' rules relaxed for
 the snippets' modules alone: a per-module section, an execution environment), and
-``tests/pyrightconfig.json`` leaves the test files in basedpyright's default mode.
+``tests/pyrightconfig.json`` and ``mypy-default.ini`` leave the test files in each checker's
+default mode (a file named on the command line: no configuration above the directory counts).
 
     python tests/typecheck/customer_files.py OUTDIR
 """
@@ -84,6 +85,8 @@ def settings(out: Path, written: dict[str, list[str]]) -> None:
                "executionEnvironments": [relaxed, {"root": "code"}]}
     (out / "pyrightconfig.json").write_text(json.dumps(pyright, indent=1) + "\n", encoding="utf-8")
     (out / "tests" / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
+    # named on the command line, so that no configuration above the directory is read instead
+    (out / "mypy-default.ini").write_text("[mypy]\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

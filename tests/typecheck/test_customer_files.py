@@ -48,6 +48,9 @@ def test_one_run_of_each_checker_relaxes_the_snippets_rules_for_the_snippets_alo
     assert pyright["typeCheckingMode"] == "strict" and pyright["include"] == ["code", "snippets"]
     environments = {environment.pop("root"): environment for environment in pyright["executionEnvironments"]}
     assert environments == {"code": {}, "snippets": dict.fromkeys(SNIPPET_RULES_OFF, "none")}
-    # the test files: basedpyright's default mode, and no mypy settings found above them
+    # the test files: each checker's default mode, from files named on the command line
     assert json.loads((tmp_path / "tests" / "pyrightconfig.json").read_text(encoding="utf-8")) == {}
+    default = configparser.ConfigParser()
+    default.read(tmp_path / "mypy-default.ini")
+    assert default.sections() == ["mypy"] and dict(default["mypy"]) == {}
     assert not {"mypy.ini", ".mypy.ini", "setup.cfg", "pyproject.toml"} & {p.name for p in tmp_path.iterdir()}
