@@ -36,7 +36,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         # fails at once (and is reported), it never leaves the machine
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844)}
-SCHEMES = ("light", "dark")
 SMALLEST_TEXT_PX = 10.0
 SCHEME_WAIT_MS = 5000
 CANARY = "__browser-test-canary__/"
@@ -167,6 +166,12 @@ def _looks(first: str, second: str) -> list[tuple[str, str]]:
     return [(first, "light"), (first, "dark"), (second, "dark"), (second, "light")]
 
 
+def _label(viewport: str, scheme: str) -> str:
+    """How a finding names the look it was made in: ``"phone 390x844 dark"``."""
+    width, height = VIEWPORTS[viewport]
+    return f"{viewport} {width}x{height} {scheme}"
+
+
 async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str], found: Findings) -> None:
     """Load each page once and look at it in every size and scheme (``_looks``)."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -188,13 +193,11 @@ async def _walk(browser: Any, site: Path, base: str, origin: str, urls: list[str
         page.on("pageerror", lambda exc: note(found.console, str(exc)))
         for url in urls:
             looks = _looks(first, second)
-            viewport, scheme = looks[0]
-            width, height = VIEWPORTS[viewport]
-            where.update(page=url, label=f"{viewport} {width}x{height} {scheme}")
+            where.update(page=url, label=_label(*looks[0]))  # what the load itself logs
             await page.goto(base + url, wait_until="load")
             for viewport, scheme in looks:
                 width, height = VIEWPORTS[viewport]
-                where["label"] = f"{viewport} {width}x{height} {scheme}"
+                where["label"] = _label(viewport, scheme)
                 if page.viewport_size != {"width": width, "height": height}:
                     await page.set_viewport_size({"width": width, "height": height})
                 await page.emulate_media(color_scheme=scheme)
