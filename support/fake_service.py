@@ -109,7 +109,7 @@ class FakePostsService:
     def __init__(self, clock: FakeClock, *, seconds_per_request: float = 0.0, max_limit: int = 100) -> None:
         self.clock = clock
         self.max_limit = max_limit  # 50 plays a service that follows the reference page
-        self.posts: dict[str, FakePost] = _PostTable()
+        self.posts = _PostTable()
         self._order: list[FakePost] = []  # every post by (created_at, id), as of _order_version
         self._created: list[datetime] = []  # their created_at, for bisection
         self._order_version = -1
@@ -148,12 +148,10 @@ class FakePostsService:
     def _created_after(self, moment: Optional[datetime]) -> list[FakePost]:
         """Every post created after ``moment`` (all without one), deleted and not yet
         visible ones included, oldest first: the end of the posts in creation order."""
-        table = self.posts
-        version = table.version if isinstance(table, _PostTable) else -1  # a plain dict: always
-        if version < 0 or version != self._order_version:
-            self._order = sorted(table.values(), key=lambda p: (p.created_at, p.id))
+        if self.posts.version != self._order_version:
+            self._order = sorted(self.posts.values(), key=lambda p: (p.created_at, p.id))
             self._created = [p.created_at for p in self._order]
-            self._order_version = version
+            self._order_version = self.posts.version
         return self._order if moment is None else self._order[bisect.bisect_right(self._created, moment):]
 
     # -- GET /posts -----------------------------------------------------------------
