@@ -1,0 +1,175 @@
+"""Values that belong to one process, or to one event loop of one process.
+
+Every stateful object of the SDK (a client's connection pool, a store's pools, a receiver's
+thread pool) holds what it opens through these, so that a process forked after the object
+was used (gunicorn ``--preload``, Celery prefork, ``multiprocessing``'s fork) opens its own
+instead of reading or writing its parent's sockets, and a second event loop (``asyncio.run``
+twice, asgiref's ``async_to_sync``) gets its own async connections instead of the first
+loop's, which are bound to that loop.
+
+A fork is noticed with ``os.register_at_fork``: the child counts a new *generation* and
+remakes the locks it inherited (another thread may have held one at the fork, and no thread
+of the child will ever release it). What the parent opened is dropped in the child without
+closing it: closing would send a goodbye on a socket the parent still uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import weakref
+from typing import Callable, Generic, Optional, TypeVar
+
+__all__ = ["PerLoop", "PerProcess", "generation", "on_fork"]
+
+T = TypeVar("T")
+
+_generation = 0
+_callbacks: weakref.WeakSet[_Forkable] = weakref.WeakSet()
+
+
+class _Forkable:
+    """What runs in a child right after a fork: drop the parent's value, remake the lock."""
+
+    __slots__ = ()
+
+    def _after_fork(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+def _in_child() -> None:
+    global _generation
+    _generation += 1
+    for holder in list(_callbacks):
+        holder._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_in_child)
+
+
+def generation() -> int:
+    """How many forks separate this process from the one that imported the SDK."""
+    return _generation
+
+
+def on_fork(callback: Callable[[], None]) -> _Forkable:
+    """Run ``callback`` in every child process right after a fork, while the returned
+    handle is alive (keep it on the object the callback cleans up)."""
+    handle = _Callback(callback)
+    _callbacks.add(handle)
+    return handle
+
+
+class _Callback(_Forkable):
+    __slots__ = ("__weakref__", "_callback")
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self._callback = callback
+
+    def _after_fork(self) -> None:
+        self._callback()
+
+
+class PerProcess(_Forkable, Generic[T]):
+    """One value per process, made on first use by ``factory``: a child of a fork makes its
+    own and never touches (nor closes) its parent's. ``get`` is safe from many threads."""
+
+    __slots__ = ("__weakref__", "_factory", "_lock", "_value")
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._value: Optional[T] = None
+        _callbacks.add(self)
+
+    def _after_fork(self) -> None:
+        self._lock = threading.Lock()
+        self._value = None  # the parent's: not ours to use or close
+
+    def get(self) -> T:
+        """This process's value, made now if it has none."""
+        value = self._value
+        if value is not None:
+            return value
+        with self._lock:
+            if self._value is None:
+                self._value = self._factory()
+            return self._value
+
+    def peek(self) -> Optional[T]:
+        """This process's value if it made one (for ``close``: nothing is made to be closed)."""
+        return self._value
+
+    def take(self) -> Optional[T]:
+        """This process's value, forgotten here (the caller closes it)."""
+        with self._lock:
+            value, self._value = self._value, None
+        return value
+
+
+class PerLoop(_Forkable, Generic[T]):
+    """One value per running event loop of this process (an async connection pool is bound
+    to the loop that opened it), made by ``factory`` in that loop on first use. A loop that
+    closed drops its value; a forked child starts with none."""
+
+    __slots__ = ("__weakref__", "_factory", "_lock", "_values")
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._values: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], T]] = {}
+        _callbacks.add(self)
+
+    def _after_fork(self) -> None:
+        self._lock = threading.Lock()
+        self._values = {}
+
+    def get(self) -> T:
+        """The running loop's value, made now if it has none (call from a coroutine)."""
+        loop = asyncio.get_running_loop()
+        entry = self._values.get(id(loop))
+        if entry is not None and entry[0]() is loop:
+            return entry[1]
+        with self._lock:
+            entry = self._values.get(id(loop))
+            if entry is not None and entry[0]() is loop:
+                return entry[1]
+            self._forget_closed()
+            value = self._factory()
+            self._values[id(loop)] = (weakref.ref(loop), value)
+            return value
+
+    def peek(self) -> Optional[T]:
+        """The running loop's value if it has one."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        entry = self._values.get(id(loop))
+        return entry[1] if entry is not None and entry[0]() is loop else None
+
+    def take(self) -> Optional[T]:
+        """The running loop's value, forgotten here (the caller closes it on this loop)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            entry = self._values.pop(id(loop), None)
+        return entry[1] if entry is not None and entry[0]() is loop else None
+
+    def others(self) -> list[T]:
+        """The values of other loops still open (for a close that reaches them from here)."""
+        try:
+            running: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        with self._lock:
+            self._forget_closed()
+            return [value for ref, value in self._values.values() if ref() is not running]
+
+    def _forget_closed(self) -> None:
+        """Drop the values of loops that closed or are gone: nothing can use them again."""
+        for key, (ref, _) in list(self._values.items()):
+            loop = ref()
+            if loop is None or loop.is_closed():
+                del self._values[key]
