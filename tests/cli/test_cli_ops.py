@@ -183,9 +183,9 @@ def test_on_redis_a_mistyped_prefix_or_key_says_so_and_creates_nothing(redis_cli
 
 def test_an_empty_url_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as exited:  # a usage error, as for every empty path argument
-        run("inbox", "status", "")
-    assert exited.value.code == 2
+    status, out, err = run("inbox", "status", "")  # a usage error, as for every empty path argument
+    assert status == 2 and out == ""
+    assert err.splitlines()[-1] == "sports-posts inbox status: error: argument URL: an empty path: name a file"
     assert list(tmp_path.iterdir()) == []
 
 
