@@ -90,11 +90,14 @@ def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str,
     userinfo, _, hosts = parts.netloc.rpartition("@")
     sentinels: list[tuple[str, int]] = []
     for host in hosts.split(","):
-        name, colon, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
-        try:
-            sentinels.append((name or "localhost", int(port) if colon else 26379))
+        try:  # urlsplit reads an IPv6 host in brackets, [::1]:26379, as the URL standard writes it
+            one = urlsplit(f"//{host}")
+            port = one.port
         except ValueError:
             raise refused() from None
+        if not one.hostname and not host.startswith(":"):
+            raise refused()
+        sentinels.append((one.hostname or "localhost", 26379 if port is None else port))
         if not 0 < sentinels[-1][1] < 65536:
             raise refused()
     path = [piece for piece in parts.path.split("/") if piece]
@@ -113,6 +116,8 @@ def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str,
     for name, value in parse_qsl(parts.query):
         if name.lower() in ("password", "pass", "passwd"):
             settings["password"] = value
+        elif name.lower() == "sentinel_password":  # the sentinels' own, when they require one
+            settings["sentinel_password"] = value
     if parts.scheme.lower().startswith("rediss"):
         settings["ssl"] = True
     return sentinels, unquote(path[0]), settings
@@ -283,10 +288,24 @@ class Redis:
         each new connection asks the sentinels where the master is, so a failover is followed."""
         assert self._sentinel is not None
         hosts, service, settings = self._sentinel
+        settings = dict(settings)
         timeouts = self._timeouts if sync else self._async_timeouts
-        bounds = {"socket_timeout": self.socket_timeout, "socket_connect_timeout": self.connect_timeout}
+        # The sentinels' own connections get the master's no-retry policy (redis-py's default
+        # retries each sentinel with backoff: a call on refusing sentinels took seconds, on a
+        # frozen one many times its socket timeout) and share its bounds: each sentinel is
+        # asked at most once, with 1/n of each timeout, so asking all n costs at most one
+        # connect_timeout + socket_timeout, and a whole call at most twice that.
+        share = 1 / len(hosts)
+        sentinel_kwargs: dict[str, Any] = {
+            **timeouts,
+            "socket_timeout": self.socket_timeout * share,
+            "socket_connect_timeout": self.connect_timeout * share,
+        }
+        password = settings.pop("sentinel_password", None)
+        if password is not None:
+            sentinel_kwargs["password"] = password
         module = import_driver("redis.sentinel" if sync else "redis.asyncio.sentinel", self.owner)
-        sentinel = module.Sentinel(hosts, sentinel_kwargs=dict(bounds), **bounds)
+        sentinel = module.Sentinel(hosts, sentinel_kwargs=sentinel_kwargs, **timeouts)
         return sentinel.master_for(service, **timeouts, **settings)
 
     def _use_cluster(self, cluster: bool) -> None:
