@@ -56,6 +56,10 @@ def tagged(prefix: str, cluster: bool) -> str:
     return "{" + prefix + "}" if cluster and not has_hash_tag(prefix) else prefix
 
 
+def _text(name: Any) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
 class Name(str):
     """A key ``prefix + rest`` whose prefix takes a hash tag on Redis Cluster (``{prefix}rest``).
 
@@ -402,6 +406,15 @@ class Redis:
                 return self._within(client, max(timeout, 0.001), source, keys, args)
             return self.script(client, source)(keys=keys, args=args)
 
+    def exists(self, keys: Sequence[Any]) -> bool:
+        """Whether any of ``keys`` exists, each spelled for this server (a node's URL is
+        recognised as a cluster's first): read-only, one ``EXISTS`` a key, since a cluster
+        may hold them on several slots."""
+        with self.errors():
+            self.ready()
+            client = self.client()
+            return any(client.exists(key) for key in self.names(keys))
+
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         pool = client.connection_pool
         try:
@@ -428,6 +441,45 @@ class Redis:
             if sock is not None:
                 sock.settimeout(self.socket_timeout)
             pool.release(conn)
+
+    def respell(self, prefix: str, rests: Optional[Sequence[str]] = None, *, dry_run: bool = False) -> list[tuple[str, str]]:
+        """Move the keys under ``prefix`` written for the other kind of deployment (``prefix +
+        rest`` on one server or behind Sentinel, ``{prefix}rest`` on a cluster) to this
+        server's spelling, after a copy by a migration tool (DUMP/RESTORE keeps names).
+
+        ``rests``: only ``prefix + rest`` for each (a lease's ``:lease`` and ``:fence``),
+        else every key that starts with the prefix. A key that already exists under the new
+        name is kept, except a fencing counter (a rest ending in ``:fence``), which takes the
+        larger of the two: a fence never goes back. Values keep their time to live. Returns
+        the (old, new) names moved (or that would move, with ``dry_run``)."""
+        if has_hash_tag(prefix):
+            return []  # spelled the same everywhere
+        with self.errors():
+            cluster = self.ready()
+            client = self.client()
+            old, new = (prefix, tagged(prefix, True)) if cluster else (tagged(prefix, True), prefix)
+            if rests is None:
+                pattern = "".join("\\" + c if c in "*?[]\\" else c for c in old) + "*"
+                names = sorted({_text(name) for name in client.scan_iter(match=pattern, count=1000)})
+                pairs = [(name, new + name[len(old):]) for name in names]
+            else:
+                pairs = [(old + rest, new + rest) for rest in rests if client.exists(old + rest)]
+            if dry_run:
+                return pairs
+            for source, target in pairs:
+                self._move(client, source, target)
+            return pairs
+
+    def _move(self, client: Any, source: str, target: str) -> None:
+        """One key to its new name, on whatever slot each lands (no RENAME: it cannot cross slots)."""
+        if source.endswith(":fence"):
+            value = max(int(client.get(source) or 0), int(client.get(target) or 0))
+            client.set(target, value)
+        elif not client.exists(target):
+            dumped, ttl = client.dump(source), client.pttl(source)
+            if dumped is not None:
+                client.restore(target, max(ttl, 0), dumped, replace=False)
+        client.delete(source)
 
     def close(self) -> None:
         """Close the client made from a URL (a client passed in is the caller's to close)."""

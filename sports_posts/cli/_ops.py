@@ -172,13 +172,13 @@ def _pg_has(url: str, owner: str, table: str, where: str = "", params: Any = Non
 
 
 def _redis_has(url: str, owner: str, keys: list[str]) -> bool:
-    """Whether any of ``keys`` exists (``EXISTS``: read-only, creates nothing)."""
+    """Whether any of ``keys`` exists (``EXISTS``: read-only, creates nothing), on one server,
+    behind Sentinel or on a cluster (given any node's URL or ``redis+cluster://``)."""
     from .._stores.redis import Redis
 
     db = Redis(owner, url)
     try:
-        with db.errors():
-            return bool(db.client().exists(*keys))
+        return db.exists(keys)
     finally:
         db.close()
 
@@ -332,6 +332,37 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _cmd_redis_respell(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Respell the SDK's keys for the deployment the URL names, after a migration tool copied
+    them from another kind (one server or Sentinel to a cluster, or back)."""
+    from .._stores.redis import Redis
+
+    url = _store_url(args)
+    if _store_kind(url) != "redis":
+        raise SportsPostsError("respell is for Redis: name a redis://, redis+cluster:// or redis+sentinel:// URL")
+    db = Redis("respell", url)
+    moved: list[tuple[str, str]] = []
+    try:
+        for prefix in args.dedupe_prefix or ["sports_posts:webhooks:"]:
+            moved += db.respell(prefix, dry_run=args.dry_run)
+        for key in args.lease_key or ["sports_posts:poll"]:
+            moved += db.respell(key, [":lease", ":fence"], dry_run=args.dry_run)
+        cluster = bool(db.cluster)
+    finally:
+        db.close()
+    if args.json:
+        _dump({"cluster": cluster, "dry_run": args.dry_run, "moved": [list(pair) for pair in moved]}, out)
+    else:
+        verb = "would move" if args.dry_run else "moved"
+        line(out, f"{verb} {count(len(moved), 'key')} to the names of a "
+                  f"{'cluster' if cluster else 'single server'}")
+        for old, new in moved[:50]:
+            line(out, f"  {old} -> {new}")
+        if len(moved) > 50:
+            line(out, f"  ... and {len(moved) - 50} more")
+    return 0
+
+
 # -- registration -------------------------------------------------------------------------
 
 
@@ -399,3 +430,17 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")
         c.set_defaults(run=_cmd_lease)
+
+    p = sub.add_parser("redis", help="the SDK's Redis keys across deployments")
+    rsub = p.add_subparsers(dest="redis_command", required=True)
+    text = ("after a migration tool copied the SDK's keys from one server (or Sentinel) to a cluster, "
+            "or back, give them this deployment's names: dedupe marks and markers, leases and their "
+            "fencing counters (which never go back)")
+    c = rsub.add_parser("respell", parents=[as_json], help="rename copied keys for this deployment", description=text)
+    _url_arguments(c, "the Redis the keys were copied to: redis://..., redis+cluster://... or redis+sentinel://...")
+    c.add_argument("--dedupe-prefix", action="append", metavar="PREFIX",
+                   help="a RedisDedupeStore's prefix (repeat; default sports_posts:webhooks:)")
+    c.add_argument("--lease-key", action="append", metavar="KEY",
+                   help="a Lease's key (repeat; default sports_posts:poll)")
+    c.add_argument("--dry-run", action="store_true", help="list what would move, move nothing")
+    c.set_defaults(run=_cmd_redis_respell)
