@@ -66,15 +66,17 @@ local per_minute, per_month = tonumber(ARGV[1]), tonumber(ARGV[2])
 local granted = 1
 if (per_minute >= 0 and mu >= per_minute) or (per_month >= 0 and mo >= per_month) then granted = 0 end
 mu, mo = mu + granted, mo + granted
-redis.call('HSET', KEYS[1], 'minute', minute, 'minute_used', mu, 'month', month, 'month_used', mo)
+redis.call('HSET', KEYS[1], 'minute', minute, 'minute_used', mu, 'month', month, 'month_used', mo,
+           'per_minute', ARGV[1], 'per_month', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], 40 * 86400 * 1000)
 return {granted, now_ms, month, mu, mo}
 """
 
 # What the counters are now, without drawing: {server time in ms, month as YYYYMM, minute
-# used, month used}.
+# used, month used, and the bounds the last draw was made with (-1: none; -2: none stored)}.
 _REDIS_STATUS = _LUA_NOW + """
-return {now_ms, month, mu, mo}
+local bounds = redis.call('HMGET', KEYS[1], 'per_minute', 'per_month')
+return {now_ms, month, mu, mo, tonumber(bounds[1]) or -2, tonumber(bounds[2]) or -2}
 """
 
 # ARGV[1] = calls the account has used this month (from GET /account/information).
@@ -88,10 +90,10 @@ return {1, now_ms, month, mu, mo}
 # The row as it would be if it were new: the windows of the server's now() (its clock, not
 # a machine's), with INITIAL as the counters. ON CONFLICT turns it into an update of the key.
 _PG_UPSERT = """
-INSERT INTO sports_posts_budget AS b (key, minute, month, at_ms, minute_used, month_used, granted)
+INSERT INTO sports_posts_budget AS b (key, minute, month, at_ms, minute_used, month_used, granted, per_minute, per_month)
 SELECT %(key)s, floor(extract(epoch FROM now()) / 60)::bigint,
        to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer,
-       (extract(epoch FROM now()) * 1000)::bigint, {initial}, true
+       (extract(epoch FROM now()) * 1000)::bigint, {initial}, true, {bounds}
 ON CONFLICT (key) DO UPDATE SET minute = EXCLUDED.minute, month = EXCLUDED.month, at_ms = EXCLUDED.at_ms,
 """
 # A stored window other than the current one counts as empty.
@@ -106,13 +108,16 @@ _RETURNING = " RETURNING b.granted, b.at_ms, b.month, b.minute_used, b.month_use
 # One statement: a concurrent draw waits for the row lock, and the SET is evaluated on the
 # row the other one left, so two draws never both take the last call. The first draw of a
 # key inserts the row (every bound is at least 1, so it is granted).
+# A draw stores the bounds it was made with (NULL for one not set; -1 for a budget whose
+# bounds were never stored, a seed's row), so that an operator's `budget status` shows them.
 _PG_DRAW = (
-    _PG_UPSERT.format(initial="1, 1")
-    + f" granted = {_OK}, minute_used = {_MU} + ({_OK})::integer, month_used = {_MO} + ({_OK})::integer"
+    _PG_UPSERT.format(initial="1, 1", bounds="%(per_minute)s::bigint, %(per_month)s::bigint")
+    + f" granted = {_OK}, minute_used = {_MU} + ({_OK})::integer, month_used = {_MO} + ({_OK})::integer,"
+    + " per_minute = EXCLUDED.per_minute, per_month = EXCLUDED.per_month"
     + _RETURNING
 )
 _PG_SEED = (
-    _PG_UPSERT.format(initial="0, %(used)s::bigint")
+    _PG_UPSERT.format(initial="0, %(used)s::bigint", bounds="-1, -1")
     + f" granted = true, minute_used = {_MU}, month_used = GREATEST({_MO}, %(used)s::bigint)"
     + _RETURNING
 )
@@ -123,7 +128,11 @@ SELECT (extract(epoch FROM now()) * 1000)::bigint, to_char(now() AT TIME ZONE 'U
        COALESCE((SELECT CASE WHEN b.minute = floor(extract(epoch FROM now()) / 60)::bigint
                              THEN b.minute_used ELSE 0 END FROM sports_posts_budget b WHERE b.key = %(key)s), 0),
        COALESCE((SELECT CASE WHEN b.month = to_char(now() AT TIME ZONE 'UTC', 'YYYYMM')::integer
-                             THEN b.month_used ELSE 0 END FROM sports_posts_budget b WHERE b.key = %(key)s), 0)
+                             THEN b.month_used ELSE 0 END FROM sports_posts_budget b WHERE b.key = %(key)s), 0),
+       COALESCE((SELECT CASE WHEN b.per_minute IS NULL AND b.per_month IS NULL THEN -2
+                             ELSE COALESCE(b.per_minute, -1) END FROM sports_posts_budget b WHERE b.key = %(key)s), -2),
+       COALESCE((SELECT CASE WHEN b.per_minute IS NULL AND b.per_month IS NULL THEN -2
+                             ELSE COALESCE(b.per_month, -1) END FROM sports_posts_budget b WHERE b.key = %(key)s), -2)
 """
 
 
@@ -179,7 +188,9 @@ class BudgetStatus:
     """What a ``CallBudget`` has counted, read without drawing (``CallBudget.status()``).
 
     ``month`` is the store's calendar month in UTC as ``"YYYY-MM"``; ``minute_left`` and
-    ``month_left`` are ``None`` for a bound that is not set.
+    ``month_left`` are ``None`` for a bound that is not set. ``stored`` is whether the
+    store holds the bounds the fleet's last draw was made with (every draw stores them);
+    ``stored_per_minute`` / ``stored_per_month`` are those bounds (``None``: not set).
     """
 
     per_minute: Optional[int]
@@ -189,6 +200,9 @@ class BudgetStatus:
     minute_left: Optional[int]
     month_left: Optional[int]
     month: str
+    stored: bool = False
+    stored_per_minute: Optional[int] = None
+    stored_per_month: Optional[int] = None
 
 
 def _positive(name: str, value: object) -> Optional[int]:
@@ -287,7 +301,8 @@ class CallBudget:
         return _PG_STATUS, (), {"key": self.key}
 
     def _status(self, row: Any) -> BudgetStatus:
-        _, month, minute_used, month_used = (int(v) for v in row)
+        _, month, minute_used, month_used, stored_minute, stored_month = (int(v) for v in row)
+        stored = stored_minute != -2 and (stored_minute, stored_month) != (-1, -1)
         return BudgetStatus(
             per_minute=self.per_minute,
             per_month=self.per_month,
@@ -296,6 +311,9 @@ class CallBudget:
             minute_left=None if self.per_minute is None else max(0, self.per_minute - minute_used),
             month_left=None if self.per_month is None else max(0, self.per_month - month_used),
             month=f"{month // 100:04d}-{month % 100:02d}",
+            stored=stored,
+            stored_per_minute=stored_minute if stored and stored_minute >= 0 else None,
+            stored_per_month=stored_month if stored and stored_month >= 0 else None,
         )
 
     def status(self) -> BudgetStatus:

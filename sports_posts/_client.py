@@ -12,10 +12,10 @@ import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Callable, Generic, Optional, TypeVar, Union
 
 from typing_extensions import Self
 
@@ -27,7 +27,7 @@ from ._config import (
     ClientConfig,
     is_local,
 )
-from ._errors import HTTPClientScopeError, ParameterError, SportsPostsError
+from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
@@ -37,12 +37,10 @@ from ._http import (
     deadline_client,
     default_stack,
     own_pool,
-    shared_ssl_context,
     stack_of,
 )
 from ._redact import watch_key
 from ._request import APICall
-from ._scoped import PerLoop, PerProcess, generation
 from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 from ._utils import Done, advance
@@ -108,100 +106,13 @@ _clock = time.monotonic
 
 H = TypeVar("H", Client, AsyncClient)
 
-_FORK_FIX = (
-    "make the client and its http_client in each process after the fork (gunicorn: in the "
-    "worker, e.g. post_fork or on first use; Celery: on worker_process_init), or leave "
-    "http_client out: the SDK's own pool is made again in each process"
-)
-_LOOP_FIX = (
-    "make the AsyncSportsPosts and its http_client on the loop that uses them (inside "
-    "asyncio.run, or per async_to_sync call), or leave http_client out: the SDK's own pool "
-    "is made once per event loop"
-)
-
-
-class _Given(Generic[H]):
-    """The caller's ``http_client``, which the SDK cannot make again: it serves the process
-    that first sent through it (its keep-alive sockets are that process's) and, async, one
-    event loop at a time (its connections are bound to the loop that opened them). Shared
-    by every ``with_options`` copy."""
-
-    __slots__ = ("_generation", "_loops", "http")
-
-    def __init__(self, http: H) -> None:
-        self.http: H = http
-        self._generation: Optional[int] = None
-        self._loops: Optional[PerLoop[object]] = None
-
-    def in_process(self, what: str) -> H:
-        """The client, unless this is a child forked after the client sent requests."""
-        now = generation()
-        if self._generation is None:
-            self._generation = now
-        elif self._generation != now:
-            raise HTTPClientScopeError(
-                f"this {what} sends through the http_client you gave it, which sent requests "
-                f"in the parent process before this process was forked: its pooled sockets are "
-                f"the parent's, and answers would reach the wrong process. Nothing was sent; "
-                f"{_FORK_FIX}"
-            )
-        return self.http
-
-    def on_loop(self, what: str) -> H:
-        """The client, unless another event loop still open has used it."""
-        http = self.in_process(what)
-        if self._loops is None:
-            self._loops = PerLoop(object)
-        self._loops.get()  # this loop used it (an ended loop's mark is dropped by others())
-        if self._loops.others():
-            raise HTTPClientScopeError(
-                f"this {what} sends through the http_client you gave it, which is in use on "
-                f"another event loop that is still open: an httpx AsyncClient's connections "
-                f"belong to the loop that opened them. Nothing was sent; {_LOOP_FIX}"
-            )
-        return http
-
-
-_ENDED_LOOP = ("Event loop is closed", "attached to a different loop", "bound to a different event loop")
-"""What asyncio says when a connection made on one loop is used from another."""
-
-
-def _ended_loop(exc: RuntimeError) -> bool:
-    """Whether ``exc`` is asyncio refusing a connection of another (or an ended) event loop."""
-    text = str(exc)
-    return any(words in text for words in _ENDED_LOOP)
-
-
-class _LoopPool:
-    """The SDK's async pool on one event loop, and the async generator that closes it when
-    that loop ends: ``asyncio.run``, asgiref's ``async_to_sync``, pytest-asyncio and
-    ``trio.run`` finalize the async generators still open before they close the loop
-    (``shutdown_asyncgens``), so no connection outlives its loop unclosed."""
-
-    __slots__ = ("closer", "http")
-
-    def __init__(self, http: AsyncClient) -> None:
-        self.http = http
-        self.closer: Optional[AsyncIterator[None]] = None
-
-
-async def _closing(http: AsyncClient) -> AsyncIterator[None]:
-    """Held open while a loop lives; closing it (its loop ending, or ``aclose``) closes
-    ``http`` on that loop."""
-    try:
-        yield
-    finally:
-        await http.aclose()
-
 
 class _ClientBase(Generic[H]):
     """Settings, the pool and the call counter, shared by both clients; no I/O."""
 
     _config: ClientConfig
     _calls: CallCounter
-    _pools: Any
-    """The SDK's own pools (``PerProcess`` sync, ``PerLoop`` async) or the caller's ``_Given``
-    client: one object shared by every ``with_options`` copy."""
+    _http: H
     _owns_http: bool
     _raw: bool = False
 
@@ -253,29 +164,18 @@ class _ClientBase(Generic[H]):
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
-        self._pools = _Given(http_client) if http_client is not None else self._own_pools()
+        self._http = http_client if http_client is not None else self._own_pool()
         watch_key(self, self._config.api_key)  # out of httpx's and httpcore's log records too
 
-    def _own_pools(self) -> Any:
+    def _own_pool(self) -> H:
         raise NotImplementedError
-
-    def _pool_factory(self) -> Callable[[], H]:
-        """What makes one of the SDK's pools for this client, in whichever process or loop
-        needs one: the settings (proxies, certificates) as they were when the client was made."""
-        stack = self._config.stack
-        trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        verify = shared_ssl_context(stack, trust_env=trust_env)
-        if self._http_kind == "Client":
-            return cast("Callable[[], H]", functools.partial(deadline_client, stack, trust_env=trust_env, verify=verify))
-        return cast("Callable[[], H]",
-                    functools.partial(own_pool, stack.AsyncClient, stack, trust_env=trust_env, verify=verify))
 
     def _copy(self, config: ClientConfig, *, raw: bool) -> Self:
         """A view of this client with other settings: same pool, same call counter."""
         clone = object.__new__(type(self))
         clone._config = config
         clone._calls = self._calls
-        clone._pools = self._pools
+        clone._http = self._http
         clone._owns_http = False
         clone._raw = raw
         watch_key(clone, config.api_key)  # a copy may outlive the client it came from
@@ -385,34 +285,13 @@ class SportsPosts(_ClientBase[Client]):
 
         return SportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
-    def _own_pools(self) -> PerProcess[Client]:
-        pools = PerProcess(self._pool_factory())
-        pools.get()  # this process's pool, made now; a forked child makes its own on first use
-        return pools
-
-    @property
-    def _http(self) -> Client:
-        """The pool this process sends through, or the caller's client."""
-        if isinstance(self._pools, _Given):
-            return cast(Client, self._pools.http)
-        return cast(Client, self._pools.get())
-
-    def _pool(self) -> Client:
-        """The pool a call sends through: this process's own, or the caller's client if it
-        may serve this process (``HTTPClientScopeError`` in a child forked after it sent)."""
-        if isinstance(self._pools, _Given):
-            return cast(Client, self._pools.in_process(type(self).__name__))
-        return cast(Client, self._pools.get())
+    def _own_pool(self) -> Client:
+        return deadline_client(self._config.stack, trust_env=not is_local(self._config.base_url))
 
     def close(self) -> None:
-        """Close this process's connection pool, unless it was passed in by the caller.
-
-        A forked child never closes (nor reads, nor writes) its parent's pool: it drops it
-        and makes its own on its first call."""
+        """Close the connection pool, unless it was passed in by the caller."""
         if self._owns_http:
-            pool = self._pools.peek()
-            if pool is not None:
-                pool.close()
+            self._http.close()
 
     def __enter__(self) -> SportsPosts:
         return self
@@ -422,7 +301,7 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, send: Send, budget: Optional[CallBudget], http: Client) -> Outcome:
+    def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
         """Draw from the budget, send, then read the body chunk by chunk while the reader
         allows; the pool's streams end each step by the attempt's deadline."""
         if budget is not None:
@@ -445,9 +324,9 @@ class SportsPosts(_ClientBase[Client]):
         try:
             with deadline(send.reader.deadline, _clock):
                 # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-                response = http.send(send.request, stream=True, auth=None, follow_redirects=False)
+                response = self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
                 if response.next_request is not None:  # a redirect: followed hop by hop, if at all
-                    response = self._follow(response, http)
+                    response = self._follow(response)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -459,27 +338,26 @@ class SportsPosts(_ClientBase[Client]):
         except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
 
-    def _follow(self, response: Response, http: Client) -> Response:
+    def _follow(self, response: Response) -> Response:
         """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
         history: list[Response] = []
         while True:
             try:
-                hop = redirect_hop(response, history, http, self._config)
+                hop = redirect_hop(response, history, self._http, self._config)
             except BaseException:
                 response.close()
                 raise
             if hop is None:
                 break
             response.close()
-            response = http.send(hop, stream=True, auth=None, follow_redirects=False)
+            response = self._http.send(hop, stream=True, auth=None, follow_redirects=False)
         if history:
             response.history = history
         return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        http = self._pool()
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, http, _clock), call, self._config)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         try:
@@ -488,7 +366,7 @@ class SportsPosts(_ClientBase[Client]):
                     _sleep(step)
                     step = advance(flow, None)
                 else:
-                    step = advance(flow, self._send(step, budget, http))
+                    step = advance(flow, self._send(step, budget))
         except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise
@@ -541,45 +419,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
         return AsyncSportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
-    def _own_pools(self) -> PerLoop[_LoopPool]:
-        make = self._pool_factory()
-        return PerLoop(lambda: _LoopPool(make()))  # made on each loop's first call
-
-    @property
-    def _http(self) -> AsyncClient:
-        """The pool of the running event loop (call from a coroutine), or the caller's client."""
-        if isinstance(self._pools, _Given):
-            return cast(AsyncClient, self._pools.http)
-        return cast(AsyncClient, self._pools.get().http)
-
-    async def _pool(self) -> AsyncClient:
-        """The pool a call on this loop sends through: the SDK's own for this loop (its
-        closer started, so the loop's end closes it), or the caller's client if it may serve
-        this process and loop (``HTTPClientScopeError`` otherwise)."""
-        if isinstance(self._pools, _Given):
-            return cast(AsyncClient, self._pools.on_loop(type(self).__name__))
-        entry: _LoopPool = self._pools.get()
-        if entry.closer is None:
-            entry.closer = closer = _closing(entry.http)
-            await closer.__anext__()  # runs to its yield: registered with this loop's async generators
-        return entry.http
+    def _own_pool(self) -> AsyncClient:
+        trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
+        return own_pool(self._config.stack.AsyncClient, self._config.stack, trust_env=trust_env)
 
     async def aclose(self) -> None:
-        """Close the connection pool of the running event loop, unless it was passed in by
-        the caller.
-
-        The SDK keeps one pool per event loop. The pool of another loop is bound to that
-        loop and cannot be closed from here: it closes when its loop ends (``asyncio.run``,
-        asgiref's ``async_to_sync``, pytest-asyncio and ``trio.run`` finalize it), or by
-        ``aclose()`` on that loop. A forked child never touches its parent's pools."""
-        if not self._owns_http:
-            return
-        entry: Optional[_LoopPool] = self._pools.peek()
-        if entry is None:
-            return
-        if entry.closer is not None:
-            await entry.closer.aclose()  # type: ignore[attr-defined]
-        await entry.http.aclose()  # the closer's work, or a pool no call started it for
+        """Close the connection pool, unless it was passed in by the caller."""
+        if self._owns_http:
+            await self._http.aclose()
 
     async def __aenter__(self) -> AsyncSportsPosts:
         return self
@@ -589,7 +436,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, send: Send, budget: Optional[CallBudget], http: AsyncClient) -> Outcome:
+    async def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
         """Draw from the budget, then send and read the body, all under one timeout scope:
         the attempt's whole deadline (a draw on a frozen store included)."""
         import asyncio  # only async callers pay for importing these
@@ -605,12 +452,12 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     if budget is not None:
                         await budget.acquire_async()  # a refusal raises here, before anything is sent
                         drawn = True
-                    return await self._read(send, http)
+                    return await self._read(send)
             with anyio.fail_after(seconds):
                 if budget is not None:
                     await budget.acquire_async()
                     drawn = True
-                return await self._read(send, http)
+                return await self._read(send)
         except TimeoutError:
             if not drawn:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
@@ -622,30 +469,20 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
             return exc
         except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL) as exc:
             return exc
-        except RuntimeError as exc:
-            if drawn and isinstance(self._pools, _Given) and _ended_loop(exc):
-                raise HTTPClientScopeError(
-                    f"the http_client you gave this {type(self).__name__} holds a connection "
-                    f"of an event loop that has ended ({exc}); the request may have been sent "
-                    f"on it, and its answer was not read. {_LOOP_FIX[0].upper()}{_LOOP_FIX[1:]}"
-                ) from exc
-            if not drawn:
-                self._calls.add(-1)
-            raise
         except BaseException:
             if not drawn:
                 self._calls.add(-1)
             raise
 
-    async def _read(self, send: Send, http: AsyncClient) -> Response:
+    async def _read(self, send: Send) -> Response:
         """Send, then read the body through the reader; the close is shielded so that a
         cancelled read still gives the connection back."""
         import anyio
 
         # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-        response = await http.send(send.request, stream=True, auth=None, follow_redirects=False)
+        response = await self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
         if response.next_request is not None:  # a redirect: followed hop by hop, if at all
-            response = await self._follow(response, http)
+            response = await self._follow(response)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
@@ -657,14 +494,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     await response.aclose()
         return response
 
-    async def _follow(self, response: Response, http: AsyncClient) -> Response:
+    async def _follow(self, response: Response) -> Response:
         """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
         import anyio
 
         history: list[Response] = []
         while True:
             try:
-                hop = redirect_hop(response, history, http, self._config)
+                hop = redirect_hop(response, history, self._http, self._config)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
@@ -673,15 +510,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                 break
             with anyio.CancelScope(shield=True):
                 await response.aclose()
-            response = await http.send(hop, stream=True, auth=None, follow_redirects=False)
+            response = await self._http.send(hop, stream=True, auth=None, follow_redirects=False)
         if history:
             response.history = history
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        http = await self._pool()
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, http, _clock), call, self._config)
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         try:
@@ -690,7 +526,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     await _async_sleep(step)
                     step = advance(flow, None)
                 else:
-                    step = advance(flow, await self._send(step, budget, http))
+                    step = advance(flow, await self._send(step, budget))
         except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise

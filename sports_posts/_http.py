@@ -317,18 +317,16 @@ def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
     return context
 
 
-def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool, verify: Optional[ssl.SSLContext] = None) -> _Pool:
+def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool) -> _Pool:
     """A pool of the SDK's own (``kind``: the stack's ``Client`` or ``AsyncClient``): no
-    redirects followed by the library, no cookies kept, the shared certificate store (or
-    ``verify``: the one a client chose when it was made, for the pools it makes later in a
-    forked child or another event loop)."""
+    redirects followed by the library, no cookies kept, the shared certificate store."""
     return kind(
         follow_redirects=False, trust_env=trust_env, cookies=NoCookies(),
-        verify=shared_ssl_context(stack, trust_env=trust_env) if verify is None else verify,
+        verify=shared_ssl_context(stack, trust_env=trust_env),
     )
 
 
-def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ssl.SSLContext] = None) -> Client:
+def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
     The client is built as the library builds one, so the environment's proxies
@@ -337,7 +335,7 @@ def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ss
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client = own_pool(stack.Client, stack, trust_env=trust_env, verify=verify)
+    client = own_pool(stack.Client, stack, trust_env=trust_env)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)

@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Union
 
 from .._errors import ParameterError
-from .errors import CoordinationError, StoreError, StoreUnavailableError, redact_url, scrub
+from .errors import (
+    CoordinationError,
+    StoreError,
+    StoreUnavailableError,
+    is_keyword_dsn,
+    redact_url,
+    scrub,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -27,7 +34,24 @@ __all__ = [
     "redact_url",
     "runner_for",
     "scrub",
+    "store_kind",
 ]
+
+SCHEMES: dict[str, tuple[str, ...]] = {
+    "redis": ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"),
+    "postgres": ("postgresql", "postgres"),
+    "sqlite": ("sqlite", "file"),
+}
+"""Every store URL scheme, by engine: the one table the stores and the command line read."""
+
+
+def store_kind(target: str) -> str:
+    """``"redis"``, ``"postgres"`` or ``"sqlite"`` for a store URL (a libpq keyword DSN is
+    PostgreSQL's, a plain path SQLite's), or ``""`` for a scheme no store takes."""
+    if "://" not in target:
+        return "postgres" if is_keyword_dsn(target) else "sqlite"
+    scheme = target.split("://", 1)[0].lower()
+    return next((kind for kind, schemes in SCHEMES.items() if scheme in schemes), "")
 
 StoreTarget = Union[
     str,
@@ -56,13 +80,13 @@ def runner_for(
     ``CoordinationError`` (the fleet objects' error) on a driver failure. On Redis,
     ``statement_timeout`` is the socket timeout of a client made here."""
     if isinstance(store, str):
-        scheme = store.split(":", 1)[0].lower()
-        if scheme in ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"):
+        kind = store_kind(store)
+        if kind == "redis":
             from .redis import Redis
 
             return Redis(owner, store, error=CoordinationError, parameter=parameter,
                          connect_timeout=connect_timeout, socket_timeout=statement_timeout)
-        if scheme in ("postgresql", "postgres"):
+        if kind == "postgres":
             from .postgres import Postgres
 
             return Postgres(owner, store, error=CoordinationError, parameter=parameter,

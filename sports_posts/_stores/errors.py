@@ -1,15 +1,17 @@
-"""The one error family of every store, and URLs shown without their password.
+"""The one error family of every store, and connection strings shown without their secrets.
 
 A driver's exception never leaves a store: it becomes a ``StoreError`` naming the engine and
-what failed, with the password of the connection URL scrubbed (from the netloc and from a
-``?password=`` query, which libpq and redis-py both accept) and the driver's exception
-dropped as a cause (it may hold the connection string).
+what failed, with every secret of the connection string scrubbed (a URL's password, a secret
+query parameter such as ``?password=`` or ``?sslpassword=``, a libpq keyword DSN's
+``password=``) and the driver's exception dropped as a cause (it may hold the connection
+string). ``redact_url`` is the one redaction routine for every form a driver accepts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 from collections.abc import Iterator
 from typing import Any, Optional
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
@@ -21,7 +23,10 @@ __all__ = [
     "StoreError",
     "StoreUnavailableError",
     "describe_url",
+    "has_control",
     "import_driver",
+    "is_keyword_dsn",
+    "is_secret",
     "missing_extra",
     "redact_url",
     "scrub",
@@ -55,11 +60,80 @@ class CoordinationError(StoreError):
     """
 
 
-_SECRET_PARAMS = ("password", "pass", "passwd")
+# A connection parameter whose value is a secret: libpq's ``password`` and ``sslpassword``
+# (the client key's passphrase), redis-py's ``password`` and ``sentinel_password``, and any
+# ``*pass*``, ``*secret*``, ``*token*`` or ``*credential*`` a driver or a proxy may take.
+_SECRET_WORDS = ("pass", "secret", "token", "credential")
+
+# A control character (a second line of a file, a NUL, an escape) has no place in a
+# connection string: ``urlsplit`` drops some of them silently, which turns two lines into one.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+# libpq's keyword form, ``host=db port=5432 dbname=app user=app password=...``: its values
+# are bare words or single-quoted strings with backslash escapes.
+_KEYWORD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*('(?:[^'\\]|\\.)*'?|[^\s']*)")
+_LIBPQ_KEYWORDS = frozenset({"host", "hostaddr", "port", "dbname", "user", "password", "service", "sslmode"})
+
+MAX_URL_LENGTH = 8192
+"""The longest connection string a store takes: a longer one is a file's whole content, not a URL."""
+
+
+def is_secret(name: str) -> bool:
+    """Whether the connection parameter ``name`` holds a secret (its value is never shown)."""
+    lowered = name.lower()
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (a newline, a NUL, an escape)."""
+    return _CONTROL.search(text) is not None
+
+
+def is_keyword_dsn(text: str) -> bool:
+    """Whether ``text`` is libpq's keyword form (``host=... dbname=...``) rather than a URL or a path."""
+    if "://" in text or _KEYWORD.match(text) is None:
+        return False
+    return any(name.lower() in _LIBPQ_KEYWORDS for name, _ in _PAIR.findall(text))
+
+
+def _conninfo(text: str) -> Optional[dict[str, Any]]:
+    """A keyword DSN's parameters as libpq reads them (psycopg's parser), or ``None`` when
+    psycopg is not installed or the string is not one libpq accepts."""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return None
+    try:
+        return dict(conninfo_to_dict(text))
+    except Exception:  # psycopg.ProgrammingError for a malformed string: never echoed
+        return None
+
+
+def _quoted(value: object) -> str:
+    text = str(value)
+    if text and not any(c.isspace() or c in "'\\" for c in text):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _redact_keywords(text: str) -> str:
+    params = _conninfo(text)
+    if params is None:
+        return "<unparsable connection string>"
+    return " ".join(f"{name}={'***' if is_secret(name) else _quoted(value)}" for name, value in params.items())
 
 
 def redact_url(url: str) -> str:
-    """``url`` with its password (netloc and ``?password=``) replaced by ``***``."""
+    """``url`` with every secret (the netloc's password, each secret query parameter, a
+    keyword DSN's secret values) replaced by ``***``; a string with a control character, or
+    one that cannot be parsed, is not shown at all."""
+    if has_control(url):
+        return "<connection string with a control character>"
+    if len(url) > MAX_URL_LENGTH:
+        return f"<connection string of {len(url):,} characters>"
+    if is_keyword_dsn(url):
+        return _redact_keywords(url)
     try:
         parts = urlsplit(url)
         password = parts.password
@@ -73,34 +147,40 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(name.lower() in _SECRET_PARAMS for name, _ in pairs):
-            query = urlencode(
-                [(n, "***" if n.lower() in _SECRET_PARAMS else v) for n, v in pairs], safe="*"
-            )
+        if any(is_secret(name) for name, _ in pairs):
+            query = urlencode([(n, "***" if is_secret(n) else v) for n, v in pairs], safe="*")
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def _passwords(url: str) -> set[str]:
+    """Every secret value ``url`` holds, in each spelling a driver may echo it."""
     secrets: set[str] = set()
+    if "://" not in url:  # a keyword DSN, parsed or not: every value of a secret keyword
+        for name, value in _PAIR.findall(url):
+            if is_secret(name) and value.strip("'"):
+                secrets |= {value, value.strip("'")}
+        for name, value in (_conninfo(url) or {}).items():
+            if is_secret(name) and value:
+                secrets.add(str(value))
+        return secrets
     try:
         parts = urlsplit(url)
         if parts.password:
             secrets |= {parts.password, unquote(parts.password)}
         for name, value in parse_qsl(parts.query, keep_blank_values=True):
-            if name.lower() in _SECRET_PARAMS and value:
+            if is_secret(name) and value:
                 secrets.add(value)
-        raw = parts.query
-        for piece in raw.split("&"):
+        for piece in parts.query.split("&"):
             name, _, value = piece.partition("=")
-            if name.lower() in _SECRET_PARAMS and value:
-                secrets.add(value)
+            if is_secret(name) and value:
+                secrets |= {value, unquote(value)}
     except ValueError:
         pass
     return secrets
 
 
 def scrub(text: str, url: Optional[str]) -> str:
-    """``text`` with the URL's passwords (raw and percent-decoded) masked, in case a driver
+    """``text`` with the URL's secrets (raw and percent-decoded) masked, in case a driver
     echoes them."""
     if url:
         for secret in sorted(_passwords(url), key=len, reverse=True):
@@ -120,8 +200,17 @@ def _hosts(netloc: str) -> list[tuple[str, Optional[int]]]:
 
 
 def describe_url(url: str) -> str:
-    """``host:port/db`` of a connection URL (``h1:p1,h2:p2/db`` for several hosts): never
-    its user's password."""
+    """``host:port/db`` of a connection URL (``h1:p1,h2:p2/db`` for several hosts) or keyword
+    DSN: never its user's password."""
+    if has_control(url) or len(url) > MAX_URL_LENGTH:
+        return redact_url(url)
+    if is_keyword_dsn(url):
+        params = _conninfo(url)
+        if params is None:
+            return "<unparsable connection string>"
+        hosts, ports = str(params.get("host", "localhost")).split(","), str(params.get("port", "")).split(",")
+        where = ",".join(f"{host}:{ports[min(i, len(ports) - 1)]}" if ports[0] else host for i, host in enumerate(hosts))
+        return f"{where}/{params['dbname']}" if params.get("dbname") else where
     try:
         parts = urlsplit(url)
         hosts = _hosts(parts.netloc)
@@ -153,8 +242,24 @@ def import_driver(module: str, owner: str) -> Any:
 
 def check_url(url: str, schemes: tuple[str, ...], owner: str, parameter: str) -> str:
     """``url`` if its scheme is one of ``schemes`` and its ports numbers (libpq's multi-host
-    form too): a mistyped URL is a ``ParameterError`` at construction, not a driver error at
-    every call."""
+    form too), or, for PostgreSQL, libpq's keyword form (``host=db dbname=app ...``, as psycopg
+    takes it): a mistyped URL is a ``ParameterError`` at construction, not a driver error at
+    every call. The error never shows a secret, nor a string with a control character."""
+    if has_control(url):
+        raise ParameterError(
+            f"{owner}: the connection string holds a control character (a second line, a NUL?); "
+            "it is not shown", parameter=parameter)
+    if len(url) > MAX_URL_LENGTH:
+        raise ParameterError(
+            f"{owner}: a connection string of {len(url):,} characters is not one (at most "
+            f"{MAX_URL_LENGTH:,}); it is not shown", parameter=parameter)
+    if "postgresql" in schemes and is_keyword_dsn(url):
+        import_driver("psycopg", owner)
+        if _conninfo(url) is None:
+            raise ParameterError(
+                f"{owner}: not a valid libpq connection string (keyword=value pairs); it is not shown",
+                parameter=parameter)
+        return url
     try:
         parts = urlsplit(url)
         _hosts(parts.netloc)  # a port that is not a number raises ValueError

@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS sports_posts_budget (
     at_ms        bigint NOT NULL,
     granted      boolean NOT NULL
 );
+-- The bounds the last draw was made with (NULL: not set; -1 in both: none stored yet), for
+-- an operator's `sports-posts budget status`. Added after the table's first release.
+ALTER TABLE sports_posts_budget ADD COLUMN IF NOT EXISTS per_minute bigint;
+ALTER TABLE sports_posts_budget ADD COLUMN IF NOT EXISTS per_month bigint;
 
 -- Lease: one row per feed; token is the fencing counter (kept when the lease is freed).
 CREATE TABLE IF NOT EXISTS sports_posts_leases (

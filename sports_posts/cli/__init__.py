@@ -9,6 +9,7 @@ group, ``_common.py`` for what they share) and the demo print; the library logs 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -66,7 +67,13 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
     ``err`` default to ``sys.stdout``/``sys.stderr`` as they are at the call, not at import."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    args = build_parser().parse_args(argv)
+    # argparse writes its usage errors and --help to sys.stderr / sys.stdout and exits: here
+    # they go to ``err`` / ``out`` and become the return value, as every other outcome does.
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            args = build_parser().parse_args(argv)
+    except SystemExit as exited:
+        return exited.code if isinstance(exited.code, int) else (0 if exited.code is None else 2)
     try:
         status: int = args.run(args, out, err)
         out.flush()  # here, where a closed pipe is caught, rather than at the interpreter's exit

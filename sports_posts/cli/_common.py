@@ -106,14 +106,18 @@ def read_text_file(path: str, option: str, *, limit: int = 64 * 1024) -> str:
     """A short text file as editors write it: UTF-8 with or without a byte-order mark
     (Notepad), UTF-16 with one, CRLF or LF line ends, a trailing newline; surrounding
     whitespace removed. A ``SportsPostsError`` naming ``option`` for a file it cannot read,
-    a file that is not text, or one that holds nothing."""
+    a file larger than ``limit`` bytes (refused in one line, never cut short and used), a
+    file that is not text, or one that holds nothing."""
     from .._errors import SportsPostsError
 
     try:
         with open(path, "rb") as file:
-            data = file.read(limit)
+            data = file.read(limit + 1)
     except OSError as exc:
         raise SportsPostsError(f"{option} {safe(path)}: {exc.strerror or 'cannot be read'}") from None
+    if len(data) > limit:
+        raise SportsPostsError(f"{option} {safe(path)}: larger than {limit:,} bytes, so not the short "
+                               "text file it should be")
     try:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
             text = data.decode("utf-16")

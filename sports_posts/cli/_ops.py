@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Callable, Optional, TextIO
 
 from .._errors import SportsPostsError
-from ._common import json_line, line, path, positive_int, read_text_file
+from .._stores import store_kind
+from .._stores.errors import MAX_URL_LENGTH, has_control
+from ._common import json_line, line, path, positive_int, read_text_file, safe
 from ._format import count
 
 __all__ = ["add_commands"]
@@ -105,15 +107,13 @@ def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) ->
 
 
 def _store_kind(url: str) -> str:
-    """``redis``, ``postgresql`` or ``sqlite`` (a path, or ``sqlite:///path``) from a store URL."""
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme in ("redis", "rediss", "unix") or scheme.endswith(("+cluster", "+sentinel")):
-        return "redis"
-    if scheme in ("postgresql", "postgres"):
-        return "postgresql"
-    if scheme in ("", "sqlite", "file"):
-        return "sqlite"
-    raise SportsPostsError(f"unknown store scheme {scheme!r}: use redis://, postgresql:// or a SQLite file path")
+    """``redis``, ``postgresql`` or ``sqlite`` (a path, or ``sqlite:///path``) from a store URL
+    (or a libpq keyword DSN): the store layer's one table of schemes."""
+    kind = store_kind(url)
+    if not kind:
+        scheme = url.split("://", 1)[0].lower()
+        raise SportsPostsError(f"unknown store scheme {safe(scheme[:40])!r}: use redis://, postgresql:// or a SQLite file path")
+    return "postgresql" if kind == "postgres" else kind
 
 
 def _coordination_store(args: argparse.Namespace, what: str) -> tuple[str, str]:
@@ -146,13 +146,16 @@ def _store_url(args: argparse.Namespace) -> str:
 
     url: Optional[str] = args.url
     if url is None and args.url_file is not None:
-        url = read_text_file(args.url_file, "--url-file")  # BOM, CRLF, a trailing newline
+        # BOM, CRLF, a trailing newline; a file larger than any URL is refused, not cut
+        url = read_text_file(args.url_file, "--url-file", limit=MAX_URL_LENGTH)
     if url is None:
         url = os.environ.get(STORE_URL_ENV)
     if url is None:
         raise SportsPostsError(f"name the store: URL, --url-file FILE or ${STORE_URL_ENV}")
     if not url.strip():
         raise SportsPostsError("the store URL is empty: name a redis://, postgresql:// URL or a SQLite file")
+    if has_control(url):  # a second line of a file, say: never shown, it may hold a password
+        raise SportsPostsError("the store URL holds a control character (a second line?); it is not shown")
     args.url = url
     return url
 
@@ -195,6 +198,8 @@ def _inbox(args: argparse.Namespace) -> Any:
             raise SportsPostsError(f"no inbox at {inbox._redis.where()} with prefix {inbox.prefix!r} "
                                    "(nothing was created)")
         return inbox
+    if args.prefix:  # a PostgreSQL or SQLite inbox has no prefix: refused, never ignored
+        raise SportsPostsError("--prefix is for a Redis inbox only")
     if kind == "postgresql":
         from ..webhooks import PostgresInbox
 
@@ -204,13 +209,11 @@ def _inbox(args: argparse.Namespace) -> Any:
             raise SportsPostsError(f"no inbox at {inbox._db.where()}: table sports_posts_inbox is missing "
                                    "(nothing was created)")
         return inbox
-    if args.prefix:
-        raise SportsPostsError("--prefix is for a Redis inbox only")
     from ..webhooks import SQLiteInbox
 
     path = url.split("://", 1)[1] if "://" in url else url
     if not path or not Path(path).is_file():  # opening would create an empty inbox and report it healthy
-        raise SportsPostsError(f"no SQLite inbox at {path!r}")
+        raise SportsPostsError(f"no SQLite inbox at {safe(path)!r}")
     return SQLiteInbox(path)
 
 
@@ -275,26 +278,34 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         raise SportsPostsError(f"no budget {args.key!r} at this store: no draw has been made under that key "
                                "(check --key; nothing was created)")
     unbounded = args.per_minute is None and args.per_month is None
-    # status() draws nothing; a bound is only needed to say what is left.
+    # status() draws nothing; the bounds shown are the ones given here, else the ones the
+    # fleet's last draw stored with the budget.
     budget = CallBudget(url, key=args.key, per_minute=args.per_minute,
                         per_month=2**62 if unbounded else args.per_month)
     budget._runner._migrated = True  # checked above: a status reads, it never creates a table
     with _closing(budget):
         status = budget.status()
-    if unbounded:
-        status = dataclasses.replace(status, per_month=None, month_left=None)
+    per_minute = args.per_minute if not unbounded else status.stored_per_minute
+    per_month = args.per_month if not unbounded else status.stored_per_month
+    status = dataclasses.replace(
+        status, per_minute=per_minute, per_month=per_month,
+        minute_left=None if per_minute is None else max(0, per_minute - status.minute_used),
+        month_left=None if per_month is None else max(0, per_month - status.month_used))
     if args.json:
         _dump(dataclasses.asdict(status), out)
     else:
         def bound(value: Any) -> str:
             return "-" if value is None else str(value)
 
+        source = "given here" if not unbounded else ("stored by the last draw" if status.stored else
+                                                     "not stored yet: pass --per-minute / --per-month")
         line(out, f"key         {args.key}")
         line(out, f"month       {status.month}")
         print(f"minute      used {status.minute_used}, left {bound(status.minute_left)} "
               f"of {bound(status.per_minute)}", file=out)
         print(f"month       used {status.month_used}, left {bound(status.month_left)} "
               f"of {bound(status.per_month)}", file=out)
+        line(out, f"bounds      {source}")
     return 0
 
 

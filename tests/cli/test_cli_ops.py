@@ -109,10 +109,29 @@ def test_budget_status_shows_use_and_draws_nothing(store: str, request: pytest.F
     assert first["month_used"] == 2 and first["month_left"] == 98 and first["per_month"] == 100
     assert first["minute_used"] in (0, 2)  # 0 when the store's minute turned since the draws
     assert len(first["month"]) == 7 and first["month"][4] == "-"
-    unbounded = run_json("budget", "status", url, "--key", key)
-    assert unbounded["month_used"] == 2 and unbounded["month_left"] is None and unbounded["per_month"] is None
+    # without the bounds on the command line: the ones the fleet's last draw stored
+    stored = run_json("budget", "status", url, "--key", key)
+    assert stored["stored"] is True and stored["per_month"] == 100 and stored["per_minute"] == 50
+    assert stored["month_left"] == 98
     status, out, _ = run(*args)
     assert status == 0 and "used 2, left 98 of 100" in out
+    status, out, _ = run("budget", "status", url, "--key", key)
+    assert status == 0 and "used 2, left 98 of 100" in out and "stored by the last draw" in out
+    # a budget with one bound stores the other as none
+    CallBudget(url, per_month=7, key=key).acquire()
+    stored = run_json("budget", "status", url, "--key", key)
+    assert stored["per_month"] == 7 and stored["per_minute"] is None and stored["month_left"] == 4
+
+
+@pytest.mark.parametrize("store", ["postgres_url", "redis_url"])
+def test_a_seeded_budget_says_its_bounds_are_not_stored_yet(store: str, request: pytest.FixtureRequest) -> None:
+    url = request.getfixturevalue(store)
+    key = f"test:budget:{uuid.uuid4().hex[:8]}"
+    CallBudget(url, per_month=100, key=key).seed(5)
+    stored = run_json("budget", "status", url, "--key", key)
+    assert stored["stored"] is False and stored["per_month"] is None and stored["month_used"] == 5
+    status, out, _ = run("budget", "status", url, "--key", key)
+    assert status == 0 and "not stored yet" in out
 
 
 @pytest.mark.parametrize("store", ["postgres_url", "redis_url"])
