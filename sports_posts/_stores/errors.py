@@ -208,8 +208,8 @@ def describe_url(url: str) -> str:
         params = _conninfo(url)
         if params is None:
             return "<unparsable connection string>"
-        hosts, ports = str(params.get("host", "localhost")).split(","), str(params.get("port", "")).split(",")
-        where = ",".join(f"{host}:{ports[min(i, len(ports) - 1)]}" if ports[0] else host for i, host in enumerate(hosts))
+        names, ports = str(params.get("host", "localhost")).split(","), str(params.get("port", "")).split(",")
+        where = ",".join(f"{name}:{ports[min(i, len(ports) - 1)]}" if ports[0] else name for i, name in enumerate(names))
         return f"{where}/{params['dbname']}" if params.get("dbname") else where
     try:
         parts = urlsplit(url)
