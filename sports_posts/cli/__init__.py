@@ -17,7 +17,7 @@ from typing import Optional, TextIO
 
 from .._errors import ParameterError, SportsPostsError
 from .._version import __version__
-from ._common import connect, fresh_line, safe, timeout
+from ._common import connect, exit_status, fresh_line, safe, timeout
 from ._poll import add_poll_command
 from ._posts import add_account_command, add_posts_command, add_teams_command
 from ._sandbox import add_sandbox_commands
@@ -92,7 +92,7 @@ def main(argv: Optional[Sequence[str]] = None, *, out: Optional[TextIO] = None,
         name = type(exc).__name__
         text = _in_flags(exc) if isinstance(exc, ParameterError) else str(exc)
         print(f"sports-posts: error: {name}: {safe(text)}", file=err)
-        return 1
+        return exit_status(exc)
     except (OSError, ValueError) as exc:
         print(f"sports-posts: error: {safe(str(exc))}", file=err)
         return 1

@@ -18,9 +18,50 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Callable, Optional, TextIO, TypeVar
 
 from .._client import SportsPosts
+from .._errors import SportsPostsError
 from .._vocabulary import WebhookHeaders
 from ..models.post import Post
 from ._format import format_post
+
+# The exit statuses a script can tell apart (docs/cli.md, "Exit status"): pg_isready and
+# systemctl give "nothing there" and "cannot reach" codes of their own, so do we.
+EXIT_OK = 0
+EXIT_ERROR = 1          # anything else that failed: bad input, a program that failed
+EXIT_USAGE = 2          # the option parser refused the command line
+EXIT_NOTHING = 3        # nothing there: no inbox, budget, lease, claim or dead letter of that name
+EXIT_UNREACHABLE = 4    # a store could not be reached or gave no answer: nothing was decided
+EXIT_REFUSED = 5        # refused: the store denied it (permissions, read-only) or it needs --force
+EXIT_INTERRUPTED = 130
+EXIT_CLOSED_PIPE = 141
+
+# SQLSTATEs of a store that answered "no": insufficient privilege, a read-only transaction.
+_REFUSED_CODES = frozenset({"42501", "25006"})
+
+
+class NothingThere(SportsPostsError):
+    """What the command was asked about does not exist at that store (exit status 3)."""
+
+
+class Refused(SportsPostsError):
+    """The command will not act without a confirmation, or the store denied it (exit status 5)."""
+
+
+def exit_status(exc: SportsPostsError) -> int:
+    """The exit status of a command that ended in ``exc``."""
+    from .._stores import StoreUnavailableError
+
+    if isinstance(exc, NothingThere):
+        return EXIT_NOTHING
+    if isinstance(exc, Refused):
+        return EXIT_REFUSED
+    if isinstance(exc, StoreUnavailableError):
+        code = getattr(exc, "code", None)
+        text = str(exc)
+        if code in _REFUSED_CODES or "NOPERM" in text or "READONLY" in text:
+            return EXIT_REFUSED
+        return EXIT_UNREACHABLE
+    return EXIT_ERROR
+
 
 # (flag name, kind, help) for every filter of GET /posts; kinds: csv, str, float, int, bool, time
 _POST_PARAMS: list[tuple[str, str, str]] = [

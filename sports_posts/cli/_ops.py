@@ -20,7 +20,17 @@ from typing import Any, Callable, Optional, TextIO
 from .._errors import SportsPostsError
 from .._stores import store_kind
 from .._stores.errors import MAX_URL_LENGTH, has_control
-from ._common import json_line, line, path, positive_int, read_text_file, safe
+from ._common import (
+    EXIT_NOTHING,
+    NothingThere,
+    Refused,
+    json_line,
+    line,
+    path,
+    positive_int,
+    read_text_file,
+    safe,
+)
 from ._format import count
 
 __all__ = ["add_commands"]
@@ -195,7 +205,7 @@ def _inbox(args: argparse.Namespace) -> Any:
         inbox: Any = RedisInbox(url, **({"prefix": args.prefix} if args.prefix else {}))
         if not _redis_has(url, "inbox", [inbox._k("stream"), inbox._k("counts")]):
             inbox.close()
-            raise SportsPostsError(f"no inbox at {inbox._redis.where()} with prefix {inbox.prefix!r} "
+            raise NothingThere(f"no inbox at {inbox._redis.where()} with prefix {inbox.prefix!r} "
                                    "(nothing was created)")
         return inbox
     if args.prefix:  # a PostgreSQL or SQLite inbox has no prefix: refused, never ignored
@@ -206,14 +216,14 @@ def _inbox(args: argparse.Namespace) -> Any:
         inbox = PostgresInbox(url, auto_migrate=False)
         if not _pg_has(url, "inbox", "sports_posts_inbox"):
             inbox.close()
-            raise SportsPostsError(f"no inbox at {inbox._db.where()}: table sports_posts_inbox is missing "
+            raise NothingThere(f"no inbox at {inbox._db.where()}: table sports_posts_inbox is missing "
                                    "(nothing was created)")
         return inbox
     from ..webhooks import SQLiteInbox
 
     path = url.split("://", 1)[1] if "://" in url else url
     if not path or not Path(path).is_file():  # opening would create an empty inbox and report it healthy
-        raise SportsPostsError(f"no SQLite inbox at {safe(path)!r}")
+        raise NothingThere(f"no SQLite inbox at {safe(path)!r}")
     return SQLiteInbox(path)
 
 
@@ -253,10 +263,10 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 for key, ok in done.items():
                     line(out, key, "requeued" if ok else "not dead: left as it is")
-            return 0 if all(done.values()) else 1
+            return 0 if all(done.values()) else EXIT_NOTHING
         # purge-dead
         if not args.force:
-            raise SportsPostsError("purge-dead deletes every dead letter for good: add --force "
+            raise Refused("purge-dead deletes every dead letter for good: add --force "
                                    "(look first: sports-posts inbox dead URL)")
         purged = inbox.purge_dead()
         if args.json:
@@ -275,7 +285,7 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     exists = (_redis_has(url, "budget", [args.key]) if kind == "redis" else
               _pg_has(url, "budget", "sports_posts_budget", "key = %(key)s", {"key": args.key}))
     if not exists:
-        raise SportsPostsError(f"no budget {args.key!r} at this store: no draw has been made under that key "
+        raise NothingThere(f"no budget {args.key!r} at this store: no draw has been made under that key "
                                "(check --key; nothing was created)")
     unbounded = args.per_minute is None and args.per_month is None
     # status() draws nothing; the bounds shown are the ones given here, else the ones the
@@ -316,18 +326,18 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     url, kind = _coordination_store(args, "Lease")
     if kind == "postgresql" and not _pg_has(url, "lease", "sports_posts_leases", "key = %(key)s", {"key": args.key}):
-        raise SportsPostsError(f"no lease {args.key!r} at this store: no poller has taken it "
+        raise NothingThere(f"no lease {args.key!r} at this store: no poller has taken it "
                                "(check the key; nothing was created)")
     with _closing(Lease(url, key=args.key)) as lease:
         lease._runner._migrated = True  # the status and release statements never need a new table
         before = lease.status()
         if before.token == 0 and not before.holder:  # nobody ever took it: a mistyped key, most likely
-            raise SportsPostsError(f"no lease {args.key!r} at this store: no poller has taken it "
+            raise NothingThere(f"no lease {args.key!r} at this store: no poller has taken it "
                                    "(check the key; nothing was created)")
         released = None
         if args.lease_command == "release":
             if not args.force:
-                raise SportsPostsError(
+                raise Refused(
                     f"release frees lease {args.key!r} whoever holds it (now: {before.holder or 'nobody'}, "
                     f"token {before.token}); the holder stops at its next renewal. Add --force")
             released = lease.force_release()

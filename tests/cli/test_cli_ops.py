@@ -74,7 +74,7 @@ def test_inbox_status_dead_requeue_and_purge(inbox_at: tuple[str, Callable[[], A
     assert status == 0 and "dead        1" in out
 
     status, out, _ = run("inbox", "requeue", url, "broken", "waiting", *extra, "--json")
-    assert status == 1, "a key that was not dead fails the command"
+    assert status == 3, "a key that was not dead fails the command: nothing there (exit 3)"
     assert json.loads(out) == {"requeued": ["broken"], "not_dead": ["waiting"]}
     assert run_json("inbox", "status", url, *extra)["pending"] == 2
 
@@ -84,7 +84,7 @@ def test_inbox_status_dead_requeue_and_purge(inbox_at: tuple[str, Callable[[], A
         else:
             inbox.mark_done(entry)
     status, _, err = run("inbox", "purge-dead", url, *extra)
-    assert status == 1 and "--force" in err and run_json("inbox", "status", url, *extra)["dead"] == 1
+    assert status == 5 and "--force" in err and run_json("inbox", "status", url, *extra)["dead"] == 1
     assert run_json("inbox", "purge-dead", url, "--force", *extra) == {"purged": 1}
     assert run_json("inbox", "status", url, *extra)["dead"] == 0 and run_json("inbox", "dead", url, *extra) == []
     inbox.close()
@@ -92,7 +92,7 @@ def test_inbox_status_dead_requeue_and_purge(inbox_at: tuple[str, Callable[[], A
 
 def test_a_missing_sqlite_inbox_is_an_error_not_an_empty_one(tmp_path: Path) -> None:
     status, _, err = run("inbox", "status", str(tmp_path / "nope.db"))
-    assert status == 1 and "no SQLite inbox" in err and not (tmp_path / "nope.db").exists()
+    assert status == 3 and "no SQLite inbox" in err and not (tmp_path / "nope.db").exists()
 
 
 @pytest.mark.parametrize("store", ["postgres_url", "redis_url"])
@@ -141,7 +141,7 @@ def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
     url = request.getfixturevalue(store)
     key = f"test:lease:{uuid.uuid4().hex[:8]}"
     status, _, err = run("lease", "status", url, key)
-    assert status == 1 and "no lease" in err, "a key no poller has taken is not a healthy free lease"
+    assert status == 3 and "no lease" in err, "a key no poller has taken is not a healthy free lease"
     stuck = Lease(url, key=key, ttl=600)
     token = stuck.acquire()
     assert token is not None
@@ -149,7 +149,7 @@ def test_lease_status_and_a_forced_release_that_fences_the_old_holder(
     assert shown["holder"] == stuck.holder and shown["token"] == token and 0 < shown["expires_in"] <= 600
 
     status, _, err = run("lease", "release", url, key)
-    assert status == 1 and "--force" in err and f"token {token}" in err
+    assert status == 5 and "--force" in err and f"token {token}" in err
     assert run_json("lease", "status", url, key)["holder"] == stuck.holder, "nothing released without --force"
 
     released = run_json("lease", "release", url, key, "--force")
@@ -188,7 +188,7 @@ def _tables(url: str) -> list[str]:
 def test_on_an_empty_postgres_every_command_says_so_and_creates_nothing(empty_database: str, argv: tuple[str, ...]) -> None:
     command, rest = argv[:2], argv[2:]
     status, out, err = run(*command, empty_database, *rest)
-    assert status == 1 and "no " in err and "nothing was created" in err, err
+    assert status == 3 and "no " in err and "nothing was created" in err, err
     assert _tables(empty_database) == []
 
 
@@ -196,7 +196,7 @@ def test_on_redis_a_mistyped_prefix_or_key_says_so_and_creates_nothing(redis_cli
     for argv in (("inbox", "status", redis_url, "--prefix", "nope:"), ("budget", "status", redis_url, "--key", "nope"),
                  ("lease", "status", redis_url, "nope")):
         status, _, err = run(*argv)
-        assert status == 1 and "nothing was created" in err, (argv, err)
+        assert status == 3 and "nothing was created" in err, (argv, err)
     assert redis_client.dbsize() == 0
 
 
@@ -235,3 +235,23 @@ def test_counts_in_text_output_agree_with_their_number(tmp_path: Path) -> None:
     _dead_letter(inbox, "three")
     assert run("inbox", "purge-dead", path, "--force")[1] == "purged 2 dead letters\n"
     inbox.close()
+
+
+def test_each_outcome_has_its_own_exit_status(pg: str, tmp_path: Path) -> None:
+    """0 ok, 3 nothing there, 4 cannot reach, 5 refused (docs/cli.md, "Exit status"): a
+    script tells "no lease under that key" from "the store is down" from "not allowed"."""
+    import psycopg
+
+    key = f"test:budget:{uuid.uuid4().hex[:8]}"
+    CallBudget(pg, per_month=10, key=key).acquire()
+    assert run("budget", "status", pg, "--key", key)[0] == 0
+    assert run("budget", "status", pg, "--key", key + ":mistyped")[0] == 3
+    assert run("budget", "status", "postgresql://test@127.0.0.1:1/nothing", "--key", key)[0] == 4
+    role = f"ro_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")  # may connect, may not read the SDK's tables
+    denied = pg.replace("://test@", f"://{role}@", 1)
+    assert "://test@" in pg and denied != pg
+    status, _, err = run("budget", "status", denied, "--key", key)
+    assert status == 5 and "permission denied" in err, err
+    assert run("inbox", "purge-dead", str(tmp_path / "inbox.db"))[0] == 3  # no inbox: nothing there

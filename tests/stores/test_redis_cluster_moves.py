@@ -191,4 +191,4 @@ def test_the_ops_commands_work_with_any_node_and_any_prefix(cluster_ports: list[
     lease.close()
 
     status, _, err = run("inbox", "status", url, "--prefix", f"{tag}:nothing-here:")
-    assert status == 1 and "no inbox" in err
+    assert status == 3 and "no inbox" in err
