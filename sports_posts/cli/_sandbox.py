@@ -7,7 +7,15 @@ import argparse
 from typing import TextIO
 
 from .._errors import SportsPostsError
-from ._common import SERVER_GRACE, header_names, listen_error, port, serve_until_signal
+from ._common import SERVER_GRACE, converted, header_names, listen_error, port, serve_until_signal
+
+def time_scale(text: str) -> float:
+    """``--time-scale``: a positive number, at most 1000."""
+    value = converted(float, text, "a number above 0")
+    if not 0 < value <= 1000:
+        raise argparse.ArgumentTypeError("a number above 0, at most 1000")
+    return value
+
 
 PLANS = ("paid", "free")
 """The plans of the specification (spec 1 and 2.6): ``free`` has 200 calls a month."""
@@ -17,7 +25,7 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..sandbox import Sandbox
 
     sb = Sandbox(seed=args.seed, port=args.port, plan=args.plan, posts_per_minute=args.posts_per_minute,
-                 profile=args.profile, author_shape=args.author_shape,
+                 profile=args.profile, author_shape=args.author_shape, time_scale=args.time_scale,
                  webhook_header_names=header_names(args.webhook_header_prefix))
     try:
         sb.start()
@@ -34,6 +42,9 @@ def _cmd_sandbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"export SPORTS_POSTS_BASE_URL={sb.base_url} SPORTS_POSTS_API_KEY={sb.api_key}", file=out)
             out.flush()
             quota = ": 200 calls a month, then 429 RATE_LIMITED" if args.plan == "free" else ": no quota"
+            if args.time_scale != 1.0:
+                retries = ", ".join(f"{minutes * 60 * args.time_scale:g}" for minutes in (1, 2, 4, 8, 16))
+                print(f"webhook retries after {retries} s (--time-scale {args.time_scale:g})", file=err)
             print(f"serving the {args.plan} plan{quota}; Ctrl-C or SIGTERM to stop", file=err, flush=True)
 
         def stop() -> None:
@@ -81,6 +92,9 @@ def add_sandbox_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser
     p.add_argument("--author-shape", default=None, choices=["flat", "nested", "both", "mixed"],
                    help="author form in posts: flat fields, nested object, both, or one of the "
                         "two per post (default: mixed in the strict profile, both in the lenient one)")
+    p.add_argument("--time-scale", type=time_scale, default=1.0, metavar="SCALE",
+                   help="multiply the webhook retry schedule (1, 2, 4, 8, 16 min) and timeout (10 s) by "
+                        "SCALE, for drills: 0.01 retries after 0.6 to 9.6 s (default 1)")
     p.add_argument("--webhook-header-prefix", metavar="PREFIX", default=None,
                    help="send webhooks under PREFIX-Event, -Delivery, -Signature instead of X-Service-* "
                         "(as a renaming proxy would)")

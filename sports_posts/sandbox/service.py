@@ -17,6 +17,7 @@ from typing import Any, Optional, Union
 
 from typing_extensions import Unpack
 
+from .. import _utils
 from .._errors import ParameterError
 from .._vocabulary import WebhookHeaders
 from ._teams import LEAGUES
@@ -119,8 +120,11 @@ class SandboxService:
         else:
             for config in keys or ():
                 self.extra_keys.append(self.accounts.add(config))
+        # A drill of the service's retry schedule: 0.01 runs 1, 2, 4, 8, 16 minutes in
+        # 0.6, 1.2, 2.4, 4.8, 9.6 seconds (and the 10 s timeout in 0.1 s).
+        self.time_scale = _utils.positive_float("time_scale", time_scale, maximum=1000.0)
         self.sender: WebhookSender = WebhookSender(
-            self.clock, time_scale=time_scale, timeout=webhook_timeout, header_names=webhook_header_names
+            self.clock, time_scale=self.time_scale, timeout=webhook_timeout, header_names=webhook_header_names
         )
         self._events: dict[str, dict[str, Any]] = {}
         self._openapi: Optional[dict[str, Any]] = None
@@ -287,7 +291,7 @@ class SandboxService:
         now = self.now()
         return {
             "now": isoformat(now), "seed": self.seed, "profile": self.profile.name,
-            "author_shape": self.author_shape,
+            "author_shape": self.author_shape, "time_scale": self.time_scale,
             "visible_posts": len(self.world.visible_posts(now)),
             "deleted_posts": len(self.world.deleted_posts(now)),
             "subscriptions": len(self.sender.subscriptions),
