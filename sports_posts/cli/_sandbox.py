@@ -9,6 +9,7 @@ from typing import TextIO
 from .._errors import SportsPostsError
 from ._common import SERVER_GRACE, converted, header_names, listen_error, port, serve_until_signal
 
+
 def time_scale(text: str) -> float:
     """``--time-scale``: a positive number, at most 1000."""
     value = converted(float, text, "a number above 0")
