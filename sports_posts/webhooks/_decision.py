@@ -12,8 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator
 from typing import Any, Callable, Optional
 
 from .._errors import SignatureVerificationError, WebhookPayloadError
@@ -31,32 +30,80 @@ Step = Generator[tuple[str, float], Any, str]
 """What a claim attempt asks its driver to do: ``(store method, 0)`` or ``("wait", seconds)``."""
 
 
-@dataclass(frozen=True)
-class WebhookResponse:
+class WebhookResponse(tuple[int, bytes]):
     """What to answer the service: any framework turns this into its own response.
 
-    Unpacks as ``status, body = receiver.handle(...)``.
+    A ``(status_code, body)`` pair to type checkers and at run time, so that
+    ``status, body = receiver.handle(...)`` gives an ``int`` and ``bytes``; the headers, the
+    outcome and the event ride along as attributes. Immutable, like the pair it is.
     """
 
-    status_code: int
-    body: bytes
-    headers: tuple[tuple[str, str], ...] = JSON_HEADERS
-    outcome: str = ""
+    headers: tuple[tuple[str, str], ...]
+    """The headers to send with the body."""
+    outcome: str
     """``accepted``, ``duplicate``, ``in_progress``, ``ignored``, ``invalid_signature``, ..."""
-    event: Optional[WebhookEvent] = field(default=None, repr=False, compare=False)
+    event: Optional[WebhookEvent]
+    """The verified event, when the request carried one."""
+
+    def __new__(
+        cls,
+        status_code: int,
+        body: bytes,
+        headers: tuple[tuple[str, str], ...] = JSON_HEADERS,
+        outcome: str = "",
+        event: Optional[WebhookEvent] = None,
+    ) -> WebhookResponse:
+        self = super().__new__(cls, (status_code, body))
+        object.__setattr__(self, "headers", headers)
+        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "event", event)
+        return self
+
+    @property
+    def status_code(self) -> int:
+        """The HTTP status."""
+        return self[0]
+
+    @property
+    def body(self) -> bytes:
+        """The body to send (JSON)."""
+        return self[1]
 
     @property
     def status(self) -> int:
         """The HTTP status (same as ``status_code``)."""
-        return self.status_code
+        return self[0]
 
     @property
     def ok(self) -> bool:
         """Whether the service will count this answer as a success (any 2xx)."""
-        return 200 <= self.status_code < 300
+        return 200 <= self[0] < 300
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.status_code, self.body))
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a WebhookResponse cannot be changed ({name})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a WebhookResponse cannot be changed ({name})")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to another answer of the same status, body, headers and outcome (the event
+        is not compared), and to the plain ``(status_code, body)`` pair."""
+        if isinstance(other, WebhookResponse):
+            return (self[0], self[1], self.headers, self.outcome) == (other[0], other[1], other.headers, other.outcome)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((self[0], self[1], self.headers, self.outcome))
+
+    def __repr__(self) -> str:
+        return (f"WebhookResponse(status_code={self[0]!r}, body={self[1]!r}, headers={self.headers!r}, "
+                f"outcome={self.outcome!r})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self[0], self[1], self.headers, self.outcome, self.event))
 
 
 @functools.cache  # a handful of (status, outcome) pairs: encode each once

@@ -44,6 +44,7 @@ from sports_posts.webhooks import (
     SQLiteDedupeStore,
     SQLiteInbox,
     WebhookEvent,
+    WebhookReceiver,
     construct_event,
 )
 
@@ -103,6 +104,13 @@ def webhooks(body: bytes, headers: dict[str, str]) -> None:
     if isinstance(event, BreakingNewsUpdateEvent):
         assert_type(event.data.event_id, str)
     assert_type(event.delivery_id, Optional[str])
+    receiver = WebhookReceiver("whsec_example", lambda event: None)
+    status, answer = receiver.handle(body, headers)  # the docs' form: an int and bytes
+    assert_type(status, int)
+    assert_type(answer, bytes)
+    response = receiver.handle(body, headers)
+    assert_type(response.outcome, str)
+    assert_type(response.headers, tuple[tuple[str, str], ...])
 
 
 def stores(path: str) -> None:
