@@ -12,8 +12,6 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sports_posts._transport import collection_paused
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -74,9 +72,8 @@ class Page(_Model):
 
 
 def parse_plain(body: bytes) -> Page:
-    """``body`` into the plain models, the way the SDK parses: from bytes, collector paused."""
-    with collection_paused():
-        return Page.model_validate_json(body)
+    """``body`` into the plain models, the way the SDK parses: from bytes."""
+    return Page.model_validate_json(body)
 
 
 def parse_plain_with_authors(body: bytes) -> Page:

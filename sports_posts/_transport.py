@@ -6,15 +6,13 @@ clients in ``_client.py`` drive it by sending and sleeping.
 
 from __future__ import annotations
 
-import contextlib
 import email.utils
-import gc
 import logging
 import random
 import ssl
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, Protocol, TypeVar, Union
@@ -76,8 +74,7 @@ def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], 
             response, retry_after=parse_retry_after(response.headers.get("retry-after"))
         )
     try:
-        with collection_paused():
-            return call.parse(body)
+        return call.parse(body)
     except ValidationError as exc:
         raise response_validation_error(exc, keep()) from None
     except (ValueError, TypeError) as exc:  # a parser of ours refusing the shape
@@ -85,25 +82,6 @@ def parse_answer(call: APICall[T], status: int, body: bytes, keep: Callable[[], 
         raise APIResponseValidationError(
             f"{call.method} {call.path}: unexpected body: {exc}", response=response, body=_text(response)
         ) from None
-
-
-@contextlib.contextmanager
-def collection_paused() -> Iterator[None]:
-    """Pause automatic garbage collection while a body becomes models.
-
-    A page of posts creates thousands of tracked objects, all reachable: the collections
-    they trigger scan them and free nothing, again and again during one parse. One
-    collection after the parse does that work once. If another thread
-    disabled the collector meanwhile, it stays as this thread found it at the start.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def response_validation_error(exc: ValidationError, response: Response) -> APIResponseValidationError:

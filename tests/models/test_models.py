@@ -225,7 +225,9 @@ def test_a_missing_section_is_an_error_not_an_empty_answer(
     assert info.value.field == field
 
 
-def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
+def test_a_parse_leaves_the_garbage_collector_as_the_process_set_it() -> None:
+    """A library does not toggle process-wide state: a parse never disables the collector,
+    and one a customer's thread disabled stays disabled (issue 52)."""
     import gc
 
     import httpx
@@ -239,13 +241,11 @@ def test_collection_is_paused_only_during_a_parse_and_always_resumed() -> None:
                          lambda body: (seen.append(gc.isenabled()), sp.PostsResponse.model_validate_json(body))[1])  # type: ignore[func-returns-value]
     assert gc.isenabled()
     parse_response(spy, httpx.Response(200, content=json.dumps(page([post()])).encode()))
-    with pytest.raises(sp.APIResponseValidationError):
-        parse_response(spy, httpx.Response(200, content=b"{"))
-    assert seen == [False, False] and gc.isenabled(), "paused while parsing, resumed after, errors included"
+    assert seen == [True] and gc.isenabled()
     gc.disable()
     try:
         parse_response(spy, httpx.Response(200, content=json.dumps(page([])).encode()))
-        assert not gc.isenabled(), "a collector the caller disabled stays disabled"
+        assert seen == [True, False] and not gc.isenabled(), "a collector the caller disabled stays disabled"
     finally:
         gc.enable()
 
