@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._errors import APITimeoutError as APITimeoutError
     from ._errors import AuthenticationError as AuthenticationError
     from ._errors import BadRequestError as BadRequestError
+    from ._errors import CombinedModesWarning as CombinedModesWarning
     from ._errors import GoneError as GoneError
     from ._errors import InternalServerError as InternalServerError
     from ._errors import InvalidParameterError as InvalidParameterError
@@ -44,13 +45,12 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._errors import SignatureVerificationError as SignatureVerificationError
     from ._errors import SinceIdNotFoundError as SinceIdNotFoundError
     from ._errors import SportsPostsError as SportsPostsError
+    from ._errors import SportsPostsWarning as SportsPostsWarning
     from ._errors import WebhookPayloadError as WebhookPayloadError
     from ._params import Unchecked as Unchecked
     from ._stores import CoordinationError as CoordinationError
     from ._transport import RawResponse as RawResponse
     from ._version import __version__ as __version__
-    from ._warnings import CombinedModesWarning as CombinedModesWarning
-    from ._warnings import SportsPostsWarning as SportsPostsWarning
     from .models.account import AccountInformation as AccountInformation
     from .models.account import BillingCycle as BillingCycle
     from .models.account import Company as Company
@@ -178,8 +178,8 @@ _LAZY = {
     "SportsPostsError": "._errors",
     "WebhookPayloadError": "._errors",
     "__version__": "._version",
-    "CombinedModesWarning": "._warnings",
-    "SportsPostsWarning": "._warnings",
+    "CombinedModesWarning": "._errors",
+    "SportsPostsWarning": "._errors",
     "BudgetDraw": "._budget",
     "BudgetExhaustedError": "._budget",
     "BudgetStatus": "._budget",
@@ -226,4 +226,4 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
-    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=("._errors", "._version", "._warnings"))
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=("._errors", "._version"))

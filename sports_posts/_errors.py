@@ -1,4 +1,6 @@
-"""The exception hierarchy of API.md and the map from an HTTP answer to its class.
+"""The exception hierarchy of API.md, the map from an HTTP answer to its class, and the
+SDK's warnings (requests it sends although the specification does not define their answer:
+a warning rather than an error, since the service may well answer them).
 
 Every error the SDK raises is a ``SportsPostsError``, so ``except SportsPostsError``
 is always enough; no raw ``KeyError``, ``JSONDecodeError`` or pydantic error escapes.
@@ -19,6 +21,8 @@ if TYPE_CHECKING:  # the HTTP stack is loaded by the clients, not by a script th
     from httpx import Request, Response  # what _http takes its annotations from (no import circle)
 
 __all__ = [
+    "CombinedModesWarning",
+    "SportsPostsWarning",
     "APIConnectionError",
     "APIResponseValidationError",
     "APIStatusError",
@@ -311,3 +315,19 @@ class ResponseTooLargeError(APIResponseValidationError):
     def __init__(self, message: str, *, limit: int, response: Optional[Response] = None) -> None:
         super().__init__(message, response=response)
         self.limit = limit
+
+
+# -- warnings ------------------------------------------------------------------------------
+
+
+class SportsPostsWarning(UserWarning):
+    """Base class of the SDK's warnings (``warnings.simplefilter("error", SportsPostsWarning)``
+    turns them into errors, say in a test suite)."""
+
+
+class CombinedModesWarning(SportsPostsWarning):
+    """Parameters of several modes of GET /posts in one request (say ``teams`` with ``lat``).
+
+    The SDK refuses such a request with a ``ParameterError`` before sending it (the service
+    refuses it too); this class stays importable so that warning filters naming it keep
+    working."""

@@ -1,11 +1,15 @@
 """Helpers for customers' own tests: the pytest plugin's fixtures and an ASGI app served on loopback.
 
 The pytest plugin (`sports_posts.testing.pytest_plugin`) is registered through the
-``pytest11`` entry point; its fixtures need the ``sandbox`` extra. See docs/testing.md.
+``pytest11`` entry point; its fixtures need the ``sandbox`` extra. The types of its webhook
+fixtures are here, for your own annotations: ``WebhookRequestFactory``
+(``sports_posts_webhook_request``), ``StorySender`` (``sports_posts_send_story``) and the
+``SentStory`` it returns. See docs/testing.md.
 """
 
 from __future__ import annotations
 
 from ._serve import serve_asgi
+from ._stories import SentStory, StorySender, WebhookRequestFactory
 
-__all__ = ["serve_asgi"]
+__all__ = ["SentStory", "StorySender", "WebhookRequestFactory", "serve_asgi"]

@@ -12,18 +12,19 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import pytest
+
+from ._stories import SentStory, StorySender, WebhookRequestFactory
 
 if TYPE_CHECKING:
     from sports_posts import AsyncSportsPosts, SportsPosts
     from sports_posts.sandbox import DeliveryAttempt, Sandbox
     from sports_posts.webhooks import SignedRequest, WebhookHeaders
 
-__all__ = ["SentStory"]
+__all__ = ["SentStory", "StorySender", "WebhookRequestFactory"]
 
 MARKER = "sports_posts_sandbox"
 DEFAULT_SECRET = "whsec_sports_posts_pytest_plugin"
@@ -43,27 +44,6 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(**options): options of the sports_posts_sandbox fixture's Sandbox "
         "(seed=, plan=, leagues=, posts_per_minute=, chaos=, clock=, profile='lenient', ...)",
     )
-
-
-@dataclass(frozen=True)
-class SentStory:
-    """What `sports_posts_send_story` sent and how the receiver answered each attempt."""
-
-    payloads: list[dict[str, Any]]
-    """The ``breaking_news`` payload, then its ``breaking_news.update`` when one was sent."""
-    attempts: list[DeliveryAttempt] = field(repr=False)
-    """Every delivery attempt of those events, oldest first (retries included)."""
-
-    @property
-    def status_codes(self) -> list[Optional[int]]:
-        """The receiver's answer to each attempt (None: no answer, see ``attempts[i].error``)."""
-        return [attempt.status_code for attempt in self.attempts]
-
-    @property
-    def delivered(self) -> bool:
-        """True when every event ended with a 2xx answer (after retries, if any)."""
-        done = {(a.event, a.event_id) for a in self.attempts if a.outcome == "delivered"}
-        return all((p["event"], p["data"]["event_id"]) in done for p in self.payloads)
 
 
 @pytest.fixture
@@ -186,7 +166,7 @@ def sports_posts_webhook_header_names() -> WebhookHeaders:
 @pytest.fixture
 def sports_posts_webhook_request(
     sports_posts_webhook_secret: str, sports_posts_webhook_header_names: WebhookHeaders
-) -> Callable[..., SignedRequest]:
+) -> WebhookRequestFactory:
     """``make(event="breaking_news", *, payload=None, secret=None, header_names=None, **data)``: a
     request as the service signs it (``.body`` bytes, ``.headers``) for your receiver, signed with
     `sports_posts.webhooks.sign_payload`; ``data`` overrides fields of the sample payload."""
@@ -215,7 +195,7 @@ def sports_posts_send_story(
     sports_posts_sandbox: Sandbox,
     sports_posts_webhook_secret: str,
     sports_posts_webhook_header_names: WebhookHeaders,
-) -> Callable[..., SentStory]:
+) -> StorySender:
     """``send(target, *, path="/webhooks", league="NFL", update=None, secret=None,
     header_names=None, timeout=30, **news)``:
     a breaking-news story (and, with ``update="what's new"``, its update) sent by the sandbox's
@@ -248,7 +228,7 @@ def sports_posts_send_story(
                     if a.subscription_id == subscription.id and a.event_id in event_ids]
         return SentStory(payloads, attempts)
 
-    def send(target: Any, *, path: str = "/webhooks", league: str = "NFL", update: Optional[str] = None,
+    def send(target: Union[str, Callable[..., Any]], *, path: str = "/webhooks", league: str = "NFL", update: Optional[str] = None,
              secret: Optional[str] = None, header_names: Optional[WebhookHeaders] = None,
              timeout: float = 30.0, **news: Any) -> SentStory:
         if not isinstance(path, str):

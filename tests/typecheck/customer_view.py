@@ -12,6 +12,7 @@ from typing import Optional
 from typing_extensions import assert_type
 
 import sports_posts
+import sports_posts.testing
 from sports_posts import (
     AccountInformation,
     AsyncComplianceSweeper,
@@ -160,3 +161,13 @@ def refusals(client: SportsPosts) -> None:
     sports_posts.SportsPost  # type: ignore[attr-defined]  # noqa: B018  # a typo, not Any
     client.posts.list(leagus="NFL")  # type: ignore[call-arg]  # options are a TypedDict
     connect(sede=4)  # type: ignore[call-arg]
+
+
+def fixtures(make: sports_posts.testing.WebhookRequestFactory, send: sports_posts.testing.StorySender) -> None:
+    """The plugin's fixtures as a strictly typed test module annotates them."""
+    request = make("breaking_news", secret="whsec_x", league="NFL")
+    assert_type(request.body, bytes)
+    story = send("http://127.0.0.1:8080/webhooks", league="NFL", update="what's new")
+    assert_type(story, sports_posts.testing.SentStory)
+    assert_type(story.delivered, bool)
+    assert_type(story.status_codes, list[Optional[int]])
