@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import threading
-from typing import Any, Callable, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Optional, TextIO, cast
 
 from .._client import SportsPosts
 from .._errors import SportsPostsError
@@ -25,6 +25,9 @@ from ._common import (
     stop_on_sigterm,
 )
 from ._format import count, post_header
+
+if TYPE_CHECKING:
+    from .._params import PollFilters
 
 _POLLER_OWNS = {"since", "since_id", "page", "sort"}
 MIN_POLL_INTERVAL = 10.0
@@ -156,8 +159,9 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 return
             status.sleep(seconds)
 
+        # The flags are the table of PollFilters' keys (cli._common._POST_PARAMS), checked there.
         poller = Poller(client, since=args.since, interval=args.interval, checkpoint=checkpoint,
-                        filters=wanted, sleep=sleep, max_calls_per_day=budget.per_day)
+                        filters=cast("PollFilters", wanted), sleep=sleep, max_calls_per_day=budget.per_day)
 
         def stop() -> None:
             poller.stop()

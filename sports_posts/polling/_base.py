@@ -6,13 +6,14 @@ import random
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Callable, Optional, TypeVar, Union
 
 from typing_extensions import TypedDict
 
 from .. import _endpoints, _telemetry
 from .._budget import BudgetExhaustedError
 from .._errors import APIStatusError, ParameterError
+from .._params import PollFilters
 from .._request import APICall
 from .._transport import RawResponse
 from ..models.post import PostsResponse
@@ -74,8 +75,9 @@ class PollerOptions(TypedDict, total=False):
     """How far back each cycle re-reads, to catch posts indexed late."""
     max_calls_per_day: Optional[int]
     """A budget of GET /posts calls per day; the poller waits rather than exceed it."""
-    filters: Optional[Mapping[str, Any]]
-    """The GET /posts parameters of the feed (every one but since, since_id, page, sort)."""
+    filters: Optional[PollFilters]
+    """The GET /posts parameters of the feed (every one but since, since_id, page, sort),
+    typed as ``posts.poll(**filters)`` takes them: a misspelt key is a type error."""
     clock: Optional[Callable[[], datetime]]
     """This machine's current time as an aware datetime (tests and simulations); the poller
     corrects it by the skew the service's ``Date`` headers show (``clock_skew``)."""
@@ -117,13 +119,13 @@ class PollerBase:
         checkpoint: Optional[Checkpoint] = None,
         lookback: Union[float, timedelta] = DEFAULT_LOOKBACK,
         max_calls_per_day: Optional[int] = None,
-        filters: Optional[Mapping[str, Any]] = None,
+        filters: Optional[PollFilters] = None,
         clock: Optional[Callable[[], datetime]] = None,
         rand: Optional[Callable[[], float]] = None,
         lease: Optional[Lease] = None,
     ) -> None:
         self._config = PollConfig.build(
-            filters=filters or {},
+            filters=dict(filters or {}),
             interval=interval,
             lookback=lookback,
             max_calls_per_day=max_calls_per_day,

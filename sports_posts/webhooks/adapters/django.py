@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, cast
+from typing import TYPE_CHECKING, Callable, cast
 
 from ..receiver import WebhookReceiver
 from ._body import (
@@ -15,10 +15,13 @@ from ._body import (
     read_limited,
 )
 
+if TYPE_CHECKING:  # Django is the customer's: imported when a view is made
+    from django.http import HttpRequest, HttpResponse
+
 __all__ = ["django_view"]
 
 
-def django_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Callable[..., Any]:
+def django_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Callable[[HttpRequest], HttpResponse]:
     """A view for ``path("webhooks/", django_view(receiver))``: POST only (405 with
     ``Allow: POST`` otherwise), bodies over ``max_body`` refused with 413 without being read
     whole (``request.read`` in chunks, never ``request.body``)."""
@@ -42,4 +45,5 @@ def django_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Calla
             answer[name] = value
         return answer
 
-    return cast("Callable[..., Any]", csrf_exempt(sports_posts_webhook))
+    # csrf_exempt keeps the view's signature (Django's stubs type it loosely)
+    return cast("Callable[[HttpRequest], HttpResponse]", csrf_exempt(sports_posts_webhook))
