@@ -353,6 +353,61 @@ def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _dedupe_store(args: argparse.Namespace) -> Any:
+    """The dedupe store at the URL, read-only until told otherwise: never creates a table or file."""
+    url = _store_url(args)
+    kind = _store_kind(url)
+    if kind == "redis":
+        from ..webhooks import RedisDedupeStore
+
+        return RedisDedupeStore(url, **({"prefix": args.prefix} if args.prefix else {}))
+    if args.prefix:
+        raise SportsPostsError("--prefix is for a Redis dedupe store only")
+    if kind == "postgresql":
+        from ..webhooks import PostgresDedupeStore
+
+        if not _pg_has(url, "claim", "sports_posts_claims"):
+            raise NothingThere("no dedupe store at this database: table sports_posts_claims is missing "
+                               "(nothing was created)")
+        return PostgresDedupeStore(url, auto_migrate=False)
+    from ..webhooks import SQLiteDedupeStore
+
+    path = url.split("://", 1)[1] if "://" in url else url
+    if not path or not Path(path).is_file():
+        raise NothingThere(f"no SQLite dedupe store at {safe(path)!r}")
+    return SQLiteDedupeStore(path)
+
+
+def _cmd_claim(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A story's dedupe claim: what blocks its redeliveries (a 409 loop), and freeing it."""
+    with _closing(_dedupe_store(args)) as store:
+        status = store.claim_status(args.key)
+        released = None
+        if args.claim_command == "release":
+            if status.state != "claimed":
+                raise NothingThere(f"no claim in progress for {args.key!r} ({status.state}): nothing to release"
+                                   + ("; a done story is a duplicate until its ttl ends" if status.state == "done" else ""))
+            if not args.force:
+                left = f"{status.expires_in:.0f} s" if status.expires_in is not None else "its lease"
+                raise Refused(f"release frees the claim of {args.key!r} whoever holds it (it would end by itself "
+                              f"in {left}); the next delivery is then processed. Add --force")
+            store.release(args.key)
+            released = store.claim_status(args.key).state == "none"
+    if args.json:
+        _dump({"key": status.key, "state": status.state, "expires_in": status.expires_in,
+               **({} if released is None else {"released": released})}, out)
+    else:
+        left = "-" if status.expires_in is None else f"in {status.expires_in:.1f} s"
+        for label, value in (("key", status.key), ("state", status.state), ("expires", left)):
+            line(out, f"{label:<11} {value}")
+        if released is not None:
+            print("released: the next delivery of this story is processed" if released
+                  else "not released: it changed meanwhile", file=out)
+    if status.state == "none" and args.claim_command == "status":
+        return EXIT_NOTHING
+    return 0
+
+
 def _cmd_redis_respell(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Respell the SDK's keys for the deployment the URL names, after a migration tool copied
     them from another kind (one server or Sentinel to a cluster, or back)."""
@@ -451,6 +506,18 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
         if name == "release":
             c.add_argument("--force", action="store_true", help="really free it")
         c.set_defaults(run=_cmd_lease)
+
+    p = sub.add_parser("claim", help="a story's dedupe claim: what blocks it (a 409 loop); free a stuck one")
+    csub2 = p.add_subparsers(dest="claim_command", required=True)
+    for name, text in (("status", "the claim of a story: none, claimed (until when) or done"),
+                       ("release", "free a claim in progress whoever holds it (with --force)")):
+        c = csub2.add_parser(name, parents=[as_json], help=text, description=text)
+        _url_arguments(c, "the dedupe store: redis://..., postgresql://... or a SQLite file")
+        c.add_argument("key", metavar="KEY", help="the story's dedupe key (the receiver logs it with each 409)")
+        c.add_argument("--prefix", default=None, help="a Redis dedupe store's key prefix, if not the default")
+        if name == "release":
+            c.add_argument("--force", action="store_true", help="really free it")
+        c.set_defaults(run=_cmd_claim)
 
     p = sub.add_parser("redis", help="the SDK's Redis keys across deployments")
     rsub = p.add_subparsers(dest="redis_command", required=True)

@@ -10,6 +10,7 @@ import itertools
 import threading
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import _utils
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_TTL",
     "MAX_TTL",
+    "ClaimStatus",
     "ClaimTokens",
     "InboxPolicy",
     "PostgresClock",
@@ -73,6 +75,19 @@ def check_retries(max_attempts: object, backoff: Sequence[object]) -> tuple[int,
 
 MAX_ATTEMPTS_LIMIT = 1000
 """The most attempts an inbox makes of one event (its backoff's last wait repeats)."""
+
+
+@dataclass(frozen=True)
+class ClaimStatus:
+    """A story's claim as a dedupe store holds it, for an operator (``sports-posts claim``):
+    ``state`` is ``"none"`` (nothing: the next delivery is processed), ``"claimed"`` (a
+    worker holds it; redeliveries are answered 409 until it completes, releases or its lease
+    ends in ``expires_in`` seconds) or ``"done"`` (processed; redeliveries are duplicates
+    for ``expires_in`` more seconds)."""
+
+    key: str
+    state: str
+    expires_in: Optional[float] = None
 
 
 class ClaimTokens:

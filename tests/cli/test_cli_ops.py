@@ -255,3 +255,53 @@ def test_each_outcome_has_its_own_exit_status(pg: str, tmp_path: Path) -> None:
     status, _, err = run("budget", "status", denied, "--key", key)
     assert status == 5 and "permission denied" in err, err
     assert run("inbox", "purge-dead", str(tmp_path / "inbox.db"))[0] == 3  # no inbox: nothing there
+
+
+@pytest.fixture(params=["postgresql", "redis", "sqlite"])
+def dedupe_at(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Callable[[], Any], str, list[str]]:
+    """(a maker of a dedupe store, the URL and the options that name the same store)."""
+    if request.param == "postgresql":
+        from sports_posts.webhooks import PostgresDedupeStore
+
+        url = request.getfixturevalue("pg")
+        return lambda: PostgresDedupeStore(url), url, []
+    if request.param == "redis":
+        from sports_posts.webhooks import RedisDedupeStore
+
+        url = request.getfixturevalue("redis_url")
+        prefix = f"test:{uuid.uuid4().hex[:8]}:"
+        return lambda: RedisDedupeStore(url, prefix=prefix), url, ["--prefix", prefix]
+    from sports_posts.webhooks import SQLiteDedupeStore
+
+    path = str(tmp_path / "dedupe.db")
+    return lambda: SQLiteDedupeStore(path), path, []
+
+
+def test_a_stuck_claim_is_shown_and_released(dedupe_at: tuple[Callable[[], Any], str, list[str]]) -> None:
+    """The 409 loop's cause, as an operator meets it: a worker claimed a story and died.
+    `claim status` shows the claim and when its lease ends; `claim release --force` frees it
+    and the next delivery is processed; a done story is never released."""
+    make, url, options = dedupe_at
+    key = f"breaking_news:{uuid.uuid4().hex[:10]}"
+
+    def claim(command: str, *extra: str) -> tuple[str, ...]:
+        return ("claim", command, url, key, *options, *extra)
+
+    worker = make()
+    assert worker.claim(key) is True  # ... and the worker dies here
+    shown = run_json(*claim("status"))
+    assert shown["state"] == "claimed" and 0 < shown["expires_in"] <= 300
+    other = make()
+    assert other.claim(key) is False  # a redelivery: 409 in_progress
+    status, _, err = run(*claim("release"))
+    assert status == 5 and "--force" in err
+    released = run_json(*claim("release", "--force"))
+    assert released["released"] is True
+    assert run(*claim("status"))[0] == 3  # nothing there now
+    assert other.claim(key) is True  # the next delivery is processed
+    other.complete(key)
+    done = run_json(*claim("status"))
+    assert done["state"] == "done" and done["expires_in"] > 3600
+    status, _, err = run(*claim("release", "--force"))
+    assert status == 3 and "done" in err
+    assert make().claim(key) is False  # still a duplicate

@@ -26,7 +26,7 @@ def django_view(receiver: WebhookReceiver, *, max_body: int = MAX_BODY) -> Calla
     ``Allow: POST`` otherwise), bodies over ``max_body`` refused with 413 without being read
     whole (``request.read`` in chunks, never ``request.body``)."""
     max_body = check_max_body(max_body)
-    from django.http import HttpRequest, HttpResponse
+    from django.http import HttpResponse
     from django.views.decorators.csrf import csrf_exempt
 
     def sports_posts_webhook(request: HttpRequest) -> HttpResponse:

@@ -15,6 +15,7 @@ from ..._stores.postgres import NOW, Result, Statement, check_in_transaction
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
+    ClaimStatus,
     ClaimTokens,
     PostgresClock,
     PostgresStore,
@@ -157,6 +158,23 @@ class PostgresDedupeStore(PostgresStore):
     def is_complete(self, key: str) -> bool:
         """Whether ``key`` is done."""
         return bool(self._db.run(self._is_complete_sql(key))[0][1])
+
+    def claim_status(self, key: str) -> ClaimStatus:
+        """The story's claim as it stands (``sports-posts claim status``), a ``claim_in``
+        effect included; reads, changes nothing."""
+        results = self._db.run([
+            (f"SELECT token, expires_at - {NOW} FROM sports_posts_claims WHERE key = %(key)s AND expires_at > {NOW}",
+             {"key": key, "now": self._now()}),
+            (f"SELECT done_at + %(ttl)s - {NOW} FROM sports_posts_effects WHERE key = %(key)s"
+             f" AND done_at > {NOW} - %(ttl)s", {"key": key, "ttl": self.ttl, "now": self._now()}),
+        ])
+        claims, effects = results[0][1], results[1][1]
+        if claims:
+            token, left = claims[0]
+            return ClaimStatus(key, "claimed" if token else "done", float(left))
+        if effects:
+            return ClaimStatus(key, "done", float(effects[0][0]))
+        return ClaimStatus(key, "none")
 
     def claim_in(self, connection: Any, key: str) -> bool:
         """Claim ``key`` inside your open transaction on ``connection``: true the first time.

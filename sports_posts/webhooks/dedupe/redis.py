@@ -8,7 +8,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..._stores.redis import Name, Redis
-from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimTokens, check_ttl_and_lease
+from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimStatus, ClaimTokens, check_ttl_and_lease
 from ..errors import StoreDataLostError
 
 if TYPE_CHECKING:
@@ -54,6 +54,10 @@ return {0, m}
 _IS_COMPLETE = _MARKER + """
 if redis.call('GET', KEYS[2]) == 'd' then return {1, m} end
 return {0, m}
+"""
+# A claim as it stands, read only (no marker written): {value or false, milliseconds left}.
+_STATUS = """
+return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}
 """
 _SCRIPTS = {"claim": _CLAIM, "complete": _COMPLETE, "release": _RELEASE, "is_complete": _IS_COMPLETE}
 
@@ -193,6 +197,16 @@ class RedisDedupeStore:
                 script(keys=self._redis.names(call_keys), args=args, client=pipe)
             answers = pipe.execute()
         return [self._read("claim", key, args, answer) for (key, _, args), answer in zip(calls, answers)]
+
+    def claim_status(self, key: str) -> ClaimStatus:
+        """The story's claim as it stands (``sports-posts claim status``); reads, changes nothing."""
+        value, left = self._redis.execute(_STATUS, [Name(self.prefix, key)], [])
+        if isinstance(value, bytes):
+            value = value.decode()
+        expires_in = int(left) / 1000 if left is not None and int(left) >= 0 else None
+        if not value:
+            return ClaimStatus(key, "none")
+        return ClaimStatus(key, "done" if value == "d" else "claimed", expires_in)
 
     def acknowledge_data_loss(self) -> None:
         """Accept that Redis lost its data and carry on: the next call writes a new marker

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from ... import _utils
 from ..._errors import ParameterError
 from ..._stores.sqlite import thread_connection, typed_errors
-from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimTokens, check_ttl_and_lease
+from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimStatus, ClaimTokens, check_ttl_and_lease
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -129,6 +129,17 @@ class SQLiteDedupeStore:
             (key, self._clock()),
         ).fetchone()
         return row is not None
+
+    @typed_errors
+    def claim_status(self, key: str) -> ClaimStatus:
+        """The story's claim as it stands (``sports-posts claim status``); reads, changes nothing."""
+        now = self._clock()
+        row = self._connect().execute(
+            "SELECT token, expires_at FROM webhook_claims WHERE key = ? AND expires_at > ?", (key, now),
+        ).fetchone()
+        if row is None:
+            return ClaimStatus(key, "none")
+        return ClaimStatus(key, "claimed" if row[0] else "done", float(row[1]) - now)
 
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""
