@@ -89,7 +89,11 @@ def main() -> None:
                     for batch in poller:
                         store(batch, lease)
             except LeaseLostError as exc:
-                logging.warning("lost the league to another worker (%s); standing by again", exc)
+                if exc.store_failed:  # Redis or PostgreSQL down: nobody took the league over
+                    logging.warning("the store is unreachable, so this worker stopped the league; "
+                                    "standing by until it answers (%s)", exc)
+                else:
+                    logging.warning("lost the league to another worker (%s); standing by again", exc)
     budget.close()
     print(f"{args.league}: {client.calls} call(s) from this worker", file=sys.stderr)
 

@@ -281,9 +281,11 @@ class PollerBase:
             return
         self._pending = None  # the next holder delivers this batch again: never save it
         why = f"the store failed ({held})" if isinstance(held, BaseException) else "another poller took it over"
-        raise LeaseLostError(
+        lost = LeaseLostError(
             f"lease {self._lease.key!r} lost: {why}; this poller stopped before delivering or saving"
         )
+        lost.store_failed = isinstance(held, BaseException)
+        raise lost
 
     def _wait(self, seconds: float, reason: str) -> Generator[IOStep, object, bool]:
         """Sleep ``seconds`` (in slices that renew the lease, if any); ``False`` on a stop request."""

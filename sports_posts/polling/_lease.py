@@ -31,8 +31,14 @@ __all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
 
 class LeaseLostError(CheckpointError):
     """This poller no longer holds its lease (or its fencing token is older than the one the
-    checkpoint has seen): another poller took the feed over. It stopped before delivering
-    or saving anything; the batch it held, if any, is delivered again by the new holder."""
+    checkpoint has seen): another poller took the feed over, or the store could not say
+    (``store_failed``: it was unreachable when the lease was due for renewal, so this poller
+    cannot prove it still holds it). It stopped before delivering or saving anything; the
+    batch it held, if any, is delivered again by the next holder."""
+
+    store_failed: bool = False
+    """True when the store failed rather than another poller taking the lease: a worker
+    logs "the store is down" rather than "another worker took over"."""
 
 
 def fenced_out(token: int) -> str:

@@ -104,8 +104,9 @@ def test_a_poller_that_lost_its_lease_stops_before_saving(
     old = lease.token or 0
     lease.release()
     assert (Lease(store_url, key=key, ttl=30).acquire() or 0) > old
-    with pytest.raises(LeaseLostError, match="stopped before delivering or saving"):
+    with pytest.raises(LeaseLostError, match="stopped before delivering or saving") as lost:
         next(p)
+    assert lost.value.store_failed is False  # another poller took it: not a store failure
     assert first and fenced(store_url, key).load() == start  # the batch in hand was not saved
     p.close()  # nothing left to commit: close does not try
     assert fenced(store_url, key).load() == start
@@ -118,8 +119,12 @@ def test_a_store_failure_on_renewal_is_a_lost_lease(client: SportsPosts, clock: 
                               sleep=harness.sleep, rand=harness.rand))
     next(p)
     lease._runner = runner_for("redis://127.0.0.1:1/0", owner="Lease")  # a partition from redis
-    with pytest.raises(LeaseLostError, match="the store failed"):
+    with pytest.raises(LeaseLostError, match="the store failed") as lost:
         next(p)
+    assert lost.value.store_failed is True  # a worker says "the store is down", not "taken over"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(lost.value)).store_failed is True  # across a process boundary
 
 
 def test_the_poller_waits_out_a_spent_budget_with_its_own_sleep(
