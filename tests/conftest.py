@@ -29,6 +29,7 @@ SLOW_TIERS = {
     "test_examples.py": "processes",
     "test_fleet_benchmark.py": "processes",
     "test_fleet_crashes.py": "processes",
+    "test_inbox_batch_crash.py": "processes",
     "test_fleet_example.py": "processes",
     "test_fleet_processes.py": "processes",
     "test_fleet_worker_example.py": "processes",

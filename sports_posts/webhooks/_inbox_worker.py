@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -47,14 +48,16 @@ class InboxWorker:
         until = self._clock() + lease_of(self.inbox)
         entries = self.inbox.take_due(limit)
         if len(entries) <= 1:
-            for entry in entries:
-                self._process_entry(entry, until)
+            succeeded = [entry for entry in entries if self._process_entry(entry, until)]
         else:
-            for future in [self._engine.executor().submit(self._process_entry, e, until) for e in entries]:
-                future.result()
+            futures = [self._engine.executor().submit(self._process_entry, e, until) for e in entries]
+            succeeded = [entry for entry, future in zip(entries, futures) if future.result()]
+        self._record_done(succeeded, until)
         return len(entries)
 
-    def _process_entry(self, entry: InboxEntry, until: float) -> None:
+    def _process_entry(self, entry: InboxEntry, until: float) -> bool:
+        """Run the handler on ``entry``; a failure is recorded here, a success is returned
+        (True) for ``_record_done`` to record with the rest of its batch."""
         inbox, record = self.inbox, self._engine.record
         try:
             event = parse_event(entry.body, entry.delivery_id)
@@ -62,15 +65,28 @@ class InboxWorker:
             logger.error("inbox entry %s no longer parses: %s", entry.key, exc)
             reason = str(exc)
             record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, reason, permanent=True))
-            return
+            return False
         try:
             self._engine.call_handler(event)
         except Exception as exc:
             logger.exception("webhook handler failed for %s (attempt %d)", entry.key, entry.attempts + 1)
             error = f"{type(exc).__name__}: {exc}"
             record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, error))
-        else:
-            record("mark_done", entry.key, until, lambda: inbox.mark_done(entry))
+            return False
+        return True
+
+    def _record_done(self, entries: list[InboxEntry], until: float) -> None:
+        """Record the batch's successes: in one call where the inbox records a batch at once
+        (``mark_done_many``, each entry's lease checked on its own), else one by one. A worker
+        that dies first leaves them to be taken again when their leases lapse."""
+        inbox, record = self.inbox, self._engine.record
+        many = getattr(inbox, "mark_done_many", None)
+        if many is not None and len(entries) > 1:
+            keys = f"{len(entries)} entries ({entries[0].key}, ...)"
+            record("mark_done", keys, until, lambda: many(entries))
+            return
+        for entry in entries:
+            record("mark_done", entry.key, until, functools.partial(inbox.mark_done, entry))
 
     def ensure_started(self) -> None:
         """Start the worker thread unless it runs (or ``start_worker=False`` leaves draining to the caller)."""
