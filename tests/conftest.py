@@ -28,6 +28,7 @@ SLOW_TIERS = {
     "test_crashes.py": "processes",
     "test_examples.py": "processes",
     "test_fleet_benchmark.py": "processes",
+    "test_inbox_peers_benchmark.py::test_a_quick_run_records_put_and_drain_against_the_best_installed_peer": "processes",
     "test_fleet_crashes.py": "processes",
     "test_inbox_batch_crash.py": "processes",
     "test_fleet_example.py": "processes",

@@ -1,0 +1,48 @@
+"""The inbox-against-its-peers benchmark runs in a quick run, counts its figures (ratios to the
+best peer in the same run), and reports a peer this Python cannot install as not measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import inbox_peers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 10), reason="pgqueuer installs on Python 3.10 and later")
+def test_pgqueuer_on_the_oldest_python_is_reported_as_needing_3_10() -> None:
+    assert inbox_peers.missing("pgqueuer") == "not installed (pgqueuer needs Python 3.10+)"
+
+
+def test_a_peer_that_is_not_installed_names_the_extra() -> None:
+    assert inbox_peers.missing("no_such_queue_xyz") == "not installed (pip install -e '.[dev]')"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_a_quick_run_records_put_and_drain_against_the_best_installed_peer(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-m", "benchmarks.run", "--quick", "--only", "inbox_peers",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(out.read_text())
+    results = {r["name"].split(" vs ")[0]: r for r in figures["results"]}
+    info = [i["name"] for i in figures["info"]]
+    expected = []
+    for ours, peers in (("PostgresInbox", inbox_peers.PEERS_POSTGRES), ("RedisInbox", inbox_peers.PEERS_REDIS)):
+        installed = [name for name in peers if inbox_peers.missing(name) is None]
+        for name in peers:
+            if name not in installed:
+                assert f"{name} (against {ours})" in info, "a peer not installed is said so"
+        assert f"{ours} and its peers, N = {inbox_peers.N_QUICK}" in info, "the rates of every side"
+        if installed:
+            expected += [f"{ours} puts one at a time", f"{ours} drain with a do-nothing handler"]
+    assert sorted(results) == sorted(expected)
+    for result in results.values():
+        assert result["unit"] == "x" and result["value"] > 0 and result["detail"]["peer_per_second"] > 0
