@@ -30,6 +30,7 @@ import asyncio
 import functools
 import importlib.util
 import json
+import logging
 import sys
 import time
 from collections.abc import Coroutine
@@ -54,13 +55,15 @@ def _payload() -> bytes:
     return json.dumps(sample_payload(id="p0000001"), separators=(",", ":")).encode()
 
 
-def missing(package: str) -> Optional[str]:
-    """Why ``package`` cannot be measured here, or None when it can."""
-    if importlib.util.find_spec(package) is not None:
-        return None
-    if package == "pgqueuer" and sys.version_info < (3, 10):
-        return "not installed (pgqueuer needs Python 3.10+)"
-    return "not installed (pip install -e '.[dev]')"
+def missing(side: str) -> Optional[str]:
+    """Why ``side`` (a peer, or one package) cannot be measured here, or None when it can."""
+    for package in PACKAGES.get(side, (side,)):
+        if importlib.util.find_spec(package) is not None:
+            continue
+        if package in ("pgqueuer", "asyncpg") and sys.version_info < (3, 10):
+            return "not installed (pgqueuer needs Python 3.10+)"
+        return f"not installed ({package}: pip install -e '.[dev]')"
+    return None
 
 
 class _Finish:
@@ -117,24 +120,24 @@ async def ours_postgres(url: str, n: int) -> tuple[float, float]:
     return put, drain
 
 
-async def pgqueuer_side(url: str, n: int) -> tuple[float, float]:
-    import psycopg
+async def _pgqueuer(url: str, n: int, connect: Callable[[], Coroutine[Any, Any, Any]]) -> tuple[float, float]:
+    """pgqueuer as its README shows it: ``Queries(driver).enqueue`` one job at a time, then a
+    ``PgQueuer`` worker with an entrypoint, run in drain mode (batches of 10, completions
+    batched), each on a connection of its own."""
     from pgqueuer import PgQueuer
-    from pgqueuer.db import PsycopgDriver
     from pgqueuer.models import Job
     from pgqueuer.queries import Queries
     from pgqueuer.types import QueueExecutionMode
 
     body = _payload()
-    producer = await psycopg.AsyncConnection.connect(url, autocommit=True)
-    queries = Queries(PsycopgDriver(producer))
+    producer = await connect()
+    queries = Queries(producer)
     await queries.install()
     t0 = time.perf_counter()
     for _ in range(n):
         await queries.enqueue("noop", body)
     put = n / (time.perf_counter() - t0)
-    consumer = await psycopg.AsyncConnection.connect(url, autocommit=True)
-    pgq = PgQueuer(PsycopgDriver(consumer))
+    pgq = PgQueuer(await connect())
     finish = _Finish(n)
 
     @pgq.entrypoint("noop")
@@ -145,10 +148,43 @@ async def pgqueuer_side(url: str, n: int) -> tuple[float, float]:
     await pgq.qm.run(mode=QueueExecutionMode.drain)
     if not finish.done.is_set():
         raise RuntimeError(f"pgqueuer drained {finish.count} of {n}")
-    drain = n / (finish.at - t0)
-    await consumer.close()
-    await producer.close()
-    return put, drain
+    return put, n / (finish.at - t0)
+
+
+async def pgqueuer_asyncpg(url: str, n: int) -> tuple[float, float]:
+    """pgqueuer on asyncpg, the driver of its README."""
+    import asyncpg
+    from pgqueuer.db import AsyncpgDriver
+
+    connections: list[Any] = []
+
+    async def connect() -> Any:
+        connections.append(await asyncpg.connect(url))
+        return AsyncpgDriver(connections[-1])
+
+    try:
+        return await _pgqueuer(url, n, connect)
+    finally:
+        for conn in connections:
+            await conn.close()
+
+
+async def pgqueuer_psycopg(url: str, n: int) -> tuple[float, float]:
+    """pgqueuer on psycopg (autocommit, as its driver asks), the driver the inbox uses."""
+    import psycopg
+    from pgqueuer.db import PsycopgDriver
+
+    connections: list[Any] = []
+
+    async def connect() -> Any:
+        connections.append(await psycopg.AsyncConnection.connect(url, autocommit=True))
+        return PsycopgDriver(connections[-1])
+
+    try:
+        return await _pgqueuer(url, n, connect)
+    finally:
+        for conn in connections:
+            await conn.close()
 
 
 async def procrastinate_side(url: str, n: int) -> tuple[float, float]:
@@ -213,6 +249,8 @@ async def saq_side(url: str, n: int) -> tuple[float, float]:
         await queue.enqueue("noop", body=body)
     put = n / (time.perf_counter() - t0)
     # burst: stop once the queue is empty (saq needs a dequeue timeout for it)
+    # its stop() warns of the burst's idle dequeue it cancels: not a figure, not a fault
+    logging.getLogger("saq").setLevel(logging.ERROR)
     worker = Worker(queue, functions=[("noop", noop)], burst=True, dequeue_timeout=0.5)
     t0 = time.perf_counter()
     task = asyncio.ensure_future(worker.start())
@@ -279,7 +317,7 @@ def race(sides: dict[str, Side], fresh: Callable[[str], str], n: int, rounds: in
     order = list(sides)
     for round_ in range(rounds):
         for name in order if round_ % 2 == 0 else order[::-1]:
-            where = fresh(f"r{round_}_{name}".lower())
+            where = fresh("".join(c if c.isalnum() else "_" for c in f"r{round_}_{name}".lower()))
             put, drain = asyncio.run(sides[name](where, n))
             best[name]["put"] = max(best[name]["put"], put)
             best[name]["drain"] = max(best[name]["drain"], drain)
@@ -304,7 +342,13 @@ def _report(bench: ModuleType, ours: str, figures: dict[str, dict[str, float]], 
                      peer=top, peer_per_second=round(figures[top][what]))
 
 
-PEERS_POSTGRES: dict[str, Side] = {"pgqueuer": pgqueuer_side, "procrastinate": procrastinate_side}
+PEERS_POSTGRES: dict[str, Side] = {
+    "pgqueuer on asyncpg": pgqueuer_asyncpg,
+    "pgqueuer on psycopg": pgqueuer_psycopg,
+    "procrastinate": procrastinate_side,
+}
+PACKAGES = {"pgqueuer on asyncpg": ("pgqueuer", "asyncpg"), "pgqueuer on psycopg": ("pgqueuer",)}
+"""The packages a side needs, where its name is not the one package."""
 PEERS_REDIS: dict[str, Side] = {"saq": saq_side, "arq": arq_side}
 
 

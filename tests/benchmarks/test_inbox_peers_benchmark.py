@@ -17,11 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.skipif(sys.version_info >= (3, 10), reason="pgqueuer installs on Python 3.10 and later")
 def test_pgqueuer_on_the_oldest_python_is_reported_as_needing_3_10() -> None:
-    assert inbox_peers.missing("pgqueuer") == "not installed (pgqueuer needs Python 3.10+)"
+    assert inbox_peers.missing("pgqueuer on asyncpg") == "not installed (pgqueuer needs Python 3.10+)"
+    assert inbox_peers.missing("pgqueuer on psycopg") == "not installed (pgqueuer needs Python 3.10+)"
 
 
 def test_a_peer_that_is_not_installed_names_the_extra() -> None:
-    assert inbox_peers.missing("no_such_queue_xyz") == "not installed (pip install -e '.[dev]')"
+    assert inbox_peers.missing("no_such_queue_xyz") == "not installed (no_such_queue_xyz: pip install -e '.[dev]')"
 
 
 @pytest.mark.postgres
