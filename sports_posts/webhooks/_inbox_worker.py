@@ -6,6 +6,8 @@ import functools
 import logging
 import threading
 import time
+from concurrent.futures import as_completed
+from concurrent.futures import wait as wait_futures
 from typing import Callable, Optional
 
 from .._errors import WebhookPayloadError
@@ -17,6 +19,10 @@ from .inbox import Inbox, InboxEntry
 __all__ = ["InboxWorker"]
 
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
+
+BATCH_WAIT = 1.0
+"""Seconds the worker waits for a batch's handlers to end before recording the successes it
+has (in one call); later ones are recorded as each ends."""
 
 
 class InboxWorker:
@@ -48,11 +54,18 @@ class InboxWorker:
         until = self._clock() + lease_of(self.inbox)
         entries = self.inbox.take_due(limit)
         if len(entries) <= 1:
-            succeeded = [entry for entry in entries if self._process_entry(entry, until)]
-        else:
-            futures = [self._engine.executor().submit(self._process_entry, e, until) for e in entries]
-            succeeded = [entry for entry, future in zip(entries, futures) if future.result()]
-        self._record_done(succeeded, until)
+            self._record_done([entry for entry in entries if self._process_entry(entry, until)], until)
+            return len(entries)
+        futures = {self._engine.executor().submit(self._process_entry, e, until): e for e in entries}
+        # The successes of the handlers that end within BATCH_WAIT are recorded together; a
+        # handler still running then is recorded on its own when it ends, so that a slow one
+        # holds back no other entry's outcome (which its lease would otherwise run out on).
+        ended, running = wait_futures(futures, timeout=BATCH_WAIT)
+        self._record_done([entry for future, entry in futures.items() if future in ended and future.result()],
+                          until)
+        for future in as_completed(running):
+            if future.result():
+                self._record_done([futures[future]], until)
         return len(entries)
 
     def _process_entry(self, entry: InboxEntry, until: float) -> bool:

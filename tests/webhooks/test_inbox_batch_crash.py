@@ -32,8 +32,10 @@ TAKEN_AT, LEASE = 1000.0, 30.0
 WORKER = f"""
 import os, sys, threading
 import psycopg
+import sports_posts.webhooks._inbox_worker as inbox_worker
 from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox, WebhookReceiver
 
+inbox_worker.BATCH_WAIT = 120  # the seven successes wait for the eighth handler, as in a fast batch
 url = sys.argv[1]
 store = PostgresDedupeStore(url)
 inbox = PostgresInbox(url, lease={LEASE}, clock=lambda: {TAKEN_AT})

@@ -314,3 +314,45 @@ def test_the_inbox_worker_records_a_batchs_successes_in_one_call_and_failures_ap
     assert calls == [4], "the four successes in one statement"
     assert inbox.counts() == {"pending": 1, "processing": 0, "done": 4, "dead": 0}
     receiver.close()
+
+
+def test_a_slow_handler_holds_back_no_other_outcome_of_its_batch(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sports_posts.webhooks._inbox_worker as inbox_worker
+
+    monkeypatch.setattr(inbox_worker, "BATCH_WAIT", 0.05)
+    inbox = PostgresInbox(pg)
+    batches: list[int] = []
+    real = inbox.mark_done_many
+
+    def spy(entries: Any) -> int:
+        batches.append(len(entries))
+        return real(entries)
+
+    inbox.mark_done_many = spy  # type: ignore[method-assign]
+    release = threading.Event()
+
+    def handler(event: Any) -> None:
+        if event.data.id == "slow":
+            assert release.wait(60), "the test never released the slow handler"
+
+    receiver = WebhookReceiver(SECRET, handler, inbox=inbox, start_worker=False)
+    for story in ("f1", "f2", "f3", "f4", "slow"):
+        request = build_test_request(sample_payload(id=story), SECRET)
+        assert receiver.handle(request.body, request.headers).status == 202
+    worker = threading.Thread(target=receiver.run_inbox_once)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while inbox.counts()["done"] < 4:  # recorded while the slow handler still runs
+            assert time.monotonic() < deadline, "the fast entries waited for the slow one"
+            time.sleep(0.01)
+        slow = inbox.get("breaking_news:slow")
+        assert slow is not None and slow.state == "processing"
+    finally:
+        release.set()
+        worker.join(60)
+    assert batches == [4], "the four fast successes in one statement"
+    assert inbox.counts() == {"pending": 0, "processing": 0, "done": 5, "dead": 0}
+    receiver.close()
