@@ -47,3 +47,28 @@ def test_a_quick_run_records_put_and_drain_against_the_best_installed_peer(tmp_p
     assert sorted(results) == sorted(expected)
     for result in results.values():
         assert result["unit"] == "x" and result["value"] > 0 and result["detail"]["peer_per_second"] > 0
+
+
+def test_without_an_installed_peer_the_rates_are_noted_and_nothing_is_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import run
+
+    monkeypatch.setattr(run, "RESULTS", [])
+    monkeypatch.setattr(run, "INFO", [])
+    inbox_peers._report(run, "PostgresInbox", {"PostgresInbox": {"put": 2000.0, "drain": 6000.0}},
+                        {"procrastinate": "not installed (test)"}, 60)
+    assert run.RESULTS == []
+    assert {"name": "procrastinate (against PostgresInbox)", "skipped": "not installed (test)"} in run.INFO
+    assert any(i["name"] == "PostgresInbox and its peers, N = 60" for i in run.INFO)
+
+
+def test_the_ratio_is_to_the_best_peer_of_each_figure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import run
+
+    monkeypatch.setattr(run, "RESULTS", [])
+    monkeypatch.setattr(run, "INFO", [])
+    figures = {"RedisInbox": {"put": 3000.0, "drain": 3000.0}, "saq": {"put": 2000.0, "drain": 1000.0},
+               "arq": {"put": 1000.0, "drain": 1500.0}}
+    inbox_peers._report(run, "RedisInbox", figures, {}, 60)
+    put, drain = run.RESULTS
+    assert (put.value, put.detail["peer"], put.ok) == (1.5, "saq", True)
+    assert (drain.value, drain.detail["peer"], drain.ok) == (2.0, "arq", True)
