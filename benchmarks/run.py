@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 
 import httpx
 
-from benchmarks import dedupe, receiver
+from benchmarks import dedupe, inbox_peers, receiver
 from benchmarks._data import page_bytes
 from benchmarks._net import free_port, wait_port
 from benchmarks.sandbox_load import bench_sandbox
@@ -412,6 +412,7 @@ SECTIONS: dict[str, Callable[[bool], None]] = {
     "sandbox": lambda quick: bench_sandbox(quick, record),
     "receiver": lambda quick: receiver.run(quick, sys.modules[__name__]),
     "fleet": lambda quick: __import__("benchmarks.fleet", fromlist=["bench_fleet"]).bench_fleet(quick, sys.modules[__name__]),
+    "inbox_peers": lambda quick: inbox_peers.run(quick, sys.modules[__name__]),
 }
 
 

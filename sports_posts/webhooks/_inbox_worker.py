@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from concurrent.futures import as_completed
+from concurrent.futures import wait as wait_futures
 from typing import Callable, Optional
 
 from .._errors import WebhookPayloadError
@@ -16,6 +19,10 @@ from .inbox import Inbox, InboxEntry
 __all__ = ["InboxWorker"]
 
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
+
+BATCH_WAIT = 1.0
+"""Seconds the worker waits for a batch's handlers to end before recording the successes it
+has (in one call); later ones are recorded as each ends."""
 
 
 class InboxWorker:
@@ -47,14 +54,23 @@ class InboxWorker:
         until = self._clock() + lease_of(self.inbox)
         entries = self.inbox.take_due(limit)
         if len(entries) <= 1:
-            for entry in entries:
-                self._process_entry(entry, until)
-        else:
-            for future in [self._engine.executor().submit(self._process_entry, e, until) for e in entries]:
-                future.result()
+            self._record_done([entry for entry in entries if self._process_entry(entry, until)], until)
+            return len(entries)
+        futures = {self._engine.executor().submit(self._process_entry, e, until): e for e in entries}
+        # The successes of the handlers that end within BATCH_WAIT are recorded together; a
+        # handler still running then is recorded on its own when it ends, so that a slow one
+        # holds back no other entry's outcome (which its lease would otherwise run out on).
+        ended, running = wait_futures(futures, timeout=BATCH_WAIT)
+        self._record_done([entry for future, entry in futures.items() if future in ended and future.result()],
+                          until)
+        for future in as_completed(running):
+            if future.result():
+                self._record_done([futures[future]], until)
         return len(entries)
 
-    def _process_entry(self, entry: InboxEntry, until: float) -> None:
+    def _process_entry(self, entry: InboxEntry, until: float) -> bool:
+        """Run the handler on ``entry``; a failure is recorded here, a success is returned
+        (True) for ``_record_done`` to record with the rest of its batch."""
         inbox, record = self.inbox, self._engine.record
         try:
             event = parse_event(entry.body, entry.delivery_id)
@@ -62,15 +78,28 @@ class InboxWorker:
             logger.error("inbox entry %s no longer parses: %s", entry.key, exc)
             reason = str(exc)
             record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, reason, permanent=True))
-            return
+            return False
         try:
             self._engine.call_handler(event)
         except Exception as exc:
             logger.exception("webhook handler failed for %s (attempt %d)", entry.key, entry.attempts + 1)
             error = f"{type(exc).__name__}: {exc}"
             record("mark_failed", entry.key, until, lambda: inbox.mark_failed(entry, error))
-        else:
-            record("mark_done", entry.key, until, lambda: inbox.mark_done(entry))
+            return False
+        return True
+
+    def _record_done(self, entries: list[InboxEntry], until: float) -> None:
+        """Record the batch's successes: in one call where the inbox records a batch at once
+        (``mark_done_many``, each entry's lease checked on its own), else one by one. A worker
+        that dies first leaves them to be taken again when their leases lapse."""
+        inbox, record = self.inbox, self._engine.record
+        many = getattr(inbox, "mark_done_many", None)
+        if many is not None and len(entries) > 1:
+            keys = f"{len(entries)} entries ({entries[0].key}, ...)"
+            record("mark_done", keys, until, lambda: many(entries))
+            return
+        for entry in entries:
+            record("mark_done", entry.key, until, functools.partial(inbox.mark_done, entry))
 
     def ensure_started(self) -> None:
         """Start the worker thread unless it runs (or ``start_worker=False`` leaves draining to the caller)."""

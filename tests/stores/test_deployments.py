@@ -50,6 +50,10 @@ def test_every_store_works_many_times_in_a_row(deployment: str) -> None:
         checkpoint.load()
         checkpoint.save(STATE)
     assert inbox.counts()["done"] == CALLS and budget.status().minute_used == CALLS
+    for n in range(CALLS):  # a batch recorded in one statement, as the receiver's worker does
+        inbox.put(f"batch{n}", b"{}")
+    assert inbox.mark_done_many(inbox.take_due(CALLS)) == CALLS
+    assert inbox.counts()["done"] == 2 * CALLS
     with _connect(deployment) as conn:
         for n in range(CALLS):
             with conn.transaction():
@@ -74,6 +78,10 @@ def test_every_async_twin_works_many_times_in_a_row(deployment: str) -> None:
             assert (await budget.try_acquire_async()).granted
             assert await lease.acquire_async() == 1
         assert (await inbox.acounts())["done"] == CALLS
+        for n in range(CALLS):
+            await inbox.aput(f"abatch{n}", b"{}")
+        assert await inbox.amark_done_many(await inbox.atake_due(CALLS)) == CALLS
+        assert (await inbox.acounts())["done"] == 2 * CALLS
         conn = await psycopg.AsyncConnection.connect(deployment, autocommit=True, prepare_threshold=None)
         try:
             for n in range(CALLS):
@@ -138,7 +146,7 @@ def test_four_workers_drain_through_the_pooler_with_claim_in_effects_exactly_onc
                 with conn.transaction():
                     if store.claim_in(conn, entry.key):
                         conn.execute("INSERT INTO story_effects VALUES (%s, %s)", (entry.body.decode(), os.getpid()))
-                inbox.mark_done(entry)
+            inbox.mark_done_many(entries)  # the batch in one statement, as the receiver's worker
     """)
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     procs = [subprocess.Popen([sys.executable, "-c", worker, url], env=env, stderr=subprocess.PIPE)

@@ -120,10 +120,36 @@ class PostgresInbox(PostgresStore, InboxPolicy):
                                {"now": self._now()}))
         return statements
 
+    def _done_many_sql(self, entries: Sequence[InboxEntry]) -> list[Statement]:
+        # One statement for the batch, the lease checked per entry: a row counts as done
+        # only with the token of its current lease and while it is still processing.
+        statements: list[Statement] = [(
+            "UPDATE sports_posts_inbox AS i SET state = 'done', attempts = i.attempts + 1, body = '',"
+            f" due_at = {NOW} + %(retention)s, last_error = NULL"
+            " FROM unnest(%(keys)s::text[], %(tokens)s::text[]) AS d(key, token)"
+            " WHERE i.key = d.key AND i.token = d.token AND i.state = 'processing'"
+            " RETURNING i.key",
+            {"retention": self.retention, "keys": [entry.key for entry in entries],
+             "tokens": [entry.token for entry in entries], "now": self._now()},
+        )]
+        if self._sweep_due():
+            statements.append((f"DELETE FROM sports_posts_inbox WHERE state = 'done' AND due_at <= {NOW}",
+                               {"now": self._now()}))
+        return statements
+
     @staticmethod
     def _fenced(entry: InboxEntry, results: list[Result]) -> None:
         if results[0][0] == 0:
             logger.warning("inbox entry %s finished after its lease lapsed; its new lease holder decides", entry.key)
+
+    @staticmethod
+    def _fenced_many(entries: Sequence[InboxEntry], results: list[Result]) -> int:
+        recorded = {row[0] for row in results[0][1]}
+        for entry in entries:
+            if entry.key not in recorded:
+                logger.warning("inbox entry %s finished after its lease lapsed; its new lease holder decides",
+                               entry.key)
+        return len(recorded)
 
     def _failed_sql(self, entry: InboxEntry, error: str, permanent: bool) -> tuple[str, list[Statement]]:
         attempts = entry.attempts + 1
@@ -184,6 +210,15 @@ class PostgresInbox(PostgresStore, InboxPolicy):
         """The handler succeeded: keep the row as ``done`` (body dropped) until ``retention`` passes."""
         self._fenced(entry, self._db.run(self._done_sql(entry)))
 
+    def mark_done_many(self, entries: Sequence[InboxEntry]) -> int:
+        """``mark_done`` for a batch in one statement, each entry's lease checked on its own:
+        an entry whose lease lapsed (taken again since) is left to its new holder. Returns how
+        many were recorded."""
+        entries = list(entries)
+        if not entries:
+            return 0
+        return self._fenced_many(entries, self._db.run(self._done_many_sql(entries)))
+
     def mark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
         """The handler raised: retry after the backoff, or ``dead``; returns the state."""
         state, statements = self._failed_sql(entry, error, permanent)
@@ -228,6 +263,13 @@ class PostgresInbox(PostgresStore, InboxPolicy):
     async def amark_done(self, entry: InboxEntry) -> None:
         """``mark_done`` on an async connection."""
         self._fenced(entry, await self._db.arun(self._done_sql(entry)))
+
+    async def amark_done_many(self, entries: Sequence[InboxEntry]) -> int:
+        """``mark_done_many`` on an async connection."""
+        entries = list(entries)
+        if not entries:
+            return 0
+        return self._fenced_many(entries, await self._db.arun(self._done_many_sql(entries)))
 
     async def amark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
         """``mark_failed`` on an async connection."""

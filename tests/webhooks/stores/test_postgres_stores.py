@@ -246,3 +246,113 @@ def test_without_the_extra_the_class_names_it(monkeypatch: pytest.MonkeyPatch) -
 
     with pytest.raises(SportsPostsError, match=r"sports-posts\[redis\]"):
         RedisInbox("redis://x")
+
+
+def test_mark_done_many_records_a_batch_and_refuses_each_entry_whose_lease_moved_on(
+    pg: str, clock: FakeClock
+) -> None:
+    first, second = PostgresInbox(pg, lease=30, clock=clock), PostgresInbox(pg, lease=30, clock=clock)
+    for i in range(4):
+        first.put(f"s{i}", b"x")
+    batch = first.take_due(16)
+    assert len(batch) == 4
+    clock.advance(31)  # the first worker stalls past its lease: the second takes two of them again
+    retaken = second.take_due(2)
+    assert len(retaken) == 2
+
+    assert first.mark_done_many(batch) == 2, "only the entries still under the first's lease"
+    for entry in retaken:
+        row = second.get(entry.key)
+        assert row is not None and (row.state, row.token) == ("processing", entry.token), \
+            "a stale lease token decides nothing"
+    assert second.mark_done_many(retaken) == 2
+    rows = [second.get(f"s{i}") for i in range(4)]
+    assert [(row.state, row.attempts, row.body) for row in rows if row] == [("done", 1, b"")] * 4
+    assert second.mark_done_many(retaken) == 0, "a second record of the same batch changes nothing"
+    assert second.mark_done_many([]) == 0
+    assert second.counts() == {"pending": 0, "processing": 0, "done": 4, "dead": 0}
+
+
+def test_amark_done_many_is_the_same_statement_on_an_async_connection(pg: str, clock: FakeClock) -> None:
+    async def scenario() -> None:
+        inbox = PostgresInbox(pg, lease=30, clock=clock)
+        for i in range(3):
+            await inbox.aput(f"a{i}", b"x")
+        batch = await inbox.atake_due(16)
+        clock.advance(31)
+        [again] = await inbox.atake_due(1)
+        assert again.key in {e.key for e in batch} and again.token != batch[0].token
+        assert await inbox.amark_done_many(batch) == 2
+        assert (await inbox.acounts())["processing"] == 1
+        assert await inbox.amark_done_many([again]) == 1
+        assert (await inbox.acounts())["done"] == 3
+        await inbox.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_inbox_worker_records_a_batchs_successes_in_one_call_and_failures_apart(pg: str) -> None:
+    inbox = PostgresInbox(pg)
+    calls: list[int] = []
+    real = inbox.mark_done_many
+
+    def spy(entries: Any) -> int:
+        calls.append(len(entries))
+        return real(entries)
+
+    inbox.mark_done_many = spy  # type: ignore[method-assign]
+
+    def handler(event: Any) -> None:
+        if event.data.id == "fails":
+            raise RuntimeError("boom")
+
+    receiver = WebhookReceiver(SECRET, handler, inbox=inbox, start_worker=False)
+    for story in ("a1", "a2", "a3", "a4", "fails"):
+        request = build_test_request(sample_payload(id=story), SECRET)
+        assert receiver.handle(request.body, request.headers).status == 202
+    assert receiver.run_inbox_once() == 5
+    assert calls == [4], "the four successes in one statement"
+    assert inbox.counts() == {"pending": 1, "processing": 0, "done": 4, "dead": 0}
+    receiver.close()
+
+
+def test_a_slow_handler_holds_back_no_other_outcome_of_its_batch(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sports_posts.webhooks._inbox_worker as inbox_worker
+
+    monkeypatch.setattr(inbox_worker, "BATCH_WAIT", 0.05)
+    inbox = PostgresInbox(pg)
+    batches: list[int] = []
+    real = inbox.mark_done_many
+
+    def spy(entries: Any) -> int:
+        batches.append(len(entries))
+        return real(entries)
+
+    inbox.mark_done_many = spy  # type: ignore[method-assign]
+    release = threading.Event()
+
+    def handler(event: Any) -> None:
+        if event.data.id == "slow":
+            assert release.wait(60), "the test never released the slow handler"
+
+    receiver = WebhookReceiver(SECRET, handler, inbox=inbox, start_worker=False)
+    for story in ("f1", "f2", "f3", "f4", "slow"):
+        request = build_test_request(sample_payload(id=story), SECRET)
+        assert receiver.handle(request.body, request.headers).status == 202
+    worker = threading.Thread(target=receiver.run_inbox_once)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while inbox.counts()["done"] < 4:  # recorded while the slow handler still runs
+            assert time.monotonic() < deadline, "the fast entries waited for the slow one"
+            time.sleep(0.01)
+        slow = inbox.get("breaking_news:slow")
+        assert slow is not None and slow.state == "processing"
+    finally:
+        release.set()
+        worker.join(60)
+    assert batches == [4], "the four fast successes in one statement"
+    assert inbox.counts() == {"pending": 0, "processing": 0, "done": 5, "dead": 0}
+    receiver.close()
