@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import shlex
 import shutil
 import signal
@@ -243,6 +244,18 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 for state in ("pending", "processing", "done", "dead"):
                     print(f"{state:<11} {counts.get(state, 0)}", file=out)
             return 0
+        if action == "active":
+            active = inbox.in_progress(args.limit)
+            if args.json:
+                _dump([dataclasses.asdict(entry) for entry in active], out)
+            else:
+                for entry in active:
+                    left = f"lease {entry.lease_left:.1f} s" if entry.lease_left >= 0 else \
+                        f"lease ended {-entry.lease_left:.1f} s ago (its worker is late or gone)"
+                    line(out, entry.key, entry.holder or "-", f"{entry.attempts} attempts",
+                         f"{entry.deliveries} deliveries", left)
+                print(f"sports-posts: {count(len(active), 'entry')} in progress", file=err)
+            return 0
         if action == "dead":
             entries = [_entry(e) for e in inbox.dead()]
             if args.json:
@@ -277,7 +290,6 @@ def _cmd_inbox(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import dataclasses
 
     from .._budget import CallBudget
 
@@ -320,7 +332,6 @@ def _cmd_budget_status(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 
 
 def _cmd_lease(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import dataclasses
 
     from ..polling._lease import Lease
 
@@ -474,7 +485,9 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
 
     p = sub.add_parser("inbox", help="a webhook inbox: status, dead letters, requeue, purge")
     isub = p.add_subparsers(dest="inbox_command", required=True)
-    for name, text in (("status", "entries per state"), ("dead", "the dead letters: key, attempts, last error"),
+    for name, text in (("status", "entries per state"),
+                       ("active", "entries in progress: key, worker, attempts, lease left"),
+                       ("dead", "the dead letters: key, attempts, last error"),
                        ("requeue", "give dead letters a fresh set of attempts"),
                        ("purge-dead", "delete every dead letter (with --force)")):
         c = isub.add_parser(name, parents=[as_json], help=text, description=text)
@@ -485,6 +498,8 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
             c.add_argument("--all", action="store_true", help="requeue every dead letter")
         if name == "purge-dead":
             c.add_argument("--force", action="store_true", help="really delete them")
+        if name == "active":
+            c.add_argument("--limit", type=positive_int, default=100, help="at most this many (default 100)")
         c.set_defaults(run=_cmd_inbox)
 
     p = sub.add_parser("budget", help="a CallBudget's use, drawing nothing")

@@ -305,3 +305,27 @@ def test_a_stuck_claim_is_shown_and_released(dedupe_at: tuple[Callable[[], Any],
     status, _, err = run(*claim("release", "--force"))
     assert status == 3 and "done" in err
     assert make().claim(key) is False  # still a duplicate
+
+
+def test_inbox_active_lists_what_workers_hold(inbox_at: tuple[str, Callable[[], Any], list[str]]) -> None:
+    """Work in progress an operator can see (Sidekiq's Busy tab): each entry a worker holds,
+    with the worker (host:pid), its attempts and deliveries, and the lease's time left."""
+    import os
+    import socket
+
+    url, make, extra = inbox_at
+    inbox = make()
+    for n in range(3):
+        inbox.put(f"active-{n}", b'{"x":1}', f"delivery-{n}")
+    taken = inbox.take_due(2)  # a worker holds two; the third waits
+    assert len(taken) == 2
+    active = run_json("inbox", "active", url, *extra)
+    assert sorted(entry["key"] for entry in active) == sorted(entry.key for entry in taken)
+    for entry in active:
+        assert entry["holder"].startswith(f"{socket.gethostname()}:{os.getpid()}")
+        assert entry["attempts"] == 0 and entry["deliveries"] == 1
+        assert 0 < entry["lease_left"] <= 300
+    inbox.mark_done(taken[0])
+    assert [entry["key"] for entry in run_json("inbox", "active", url, *extra)] == [taken[1].key]
+    status, out, err = run("inbox", "active", url, *extra)
+    assert status == 0 and taken[1].key in out and "1 entry in progress" in err

@@ -8,10 +8,10 @@ same statements on psycopg's ``AsyncConnection``.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ... import _utils
 from ..._errors import ParameterError
 from ..._stores.postgres import NOW, Result, Statement
 from .._store import (
@@ -23,7 +23,7 @@ from .._store import (
     check_body,
     check_key,
 )
-from ._entry import DEFAULT_BACKOFF, InboxEntry
+from ._entry import DEFAULT_BACKOFF, InboxEntry, InProgress, holder_of, lease_token
 
 __all__ = ["PostgresInbox"]
 
@@ -93,7 +93,7 @@ class PostgresInbox(PostgresStore, InboxPolicy):
             f" deliveries = i.deliveries + 1, token = %(token)s, due_at = {NOW} + %(lease)s"
             f" FROM due WHERE i.key = due.key RETURNING i.key, i.body, i.delivery_id, i.attempts,"
             " i.state, i.last_error, i.token",
-            {"limit": limit, "max": self.max_attempts, "token": uuid.uuid4().hex,
+            {"limit": limit, "max": self.max_attempts, "token": lease_token(),
              "lease": self.lease, "now": self._now()},
         )]
 
@@ -236,6 +236,15 @@ class PostgresInbox(PostgresStore, InboxPolicy):
     def dead(self) -> list[InboxEntry]:
         """Rows that failed ``max_attempts`` times, oldest first: nothing is dropped silently."""
         return _entries(self._db.run([self._DEAD_SQL])[0][1])
+
+    def in_progress(self, limit: int = 100) -> list[InProgress]:
+        """The rows workers hold now, the lease ending soonest first (``sports-posts inbox active``)."""
+        rows = self._db.run([(
+            f"SELECT key, token, attempts, deliveries, due_at - {NOW} FROM sports_posts_inbox"
+            " WHERE state = 'processing' ORDER BY due_at LIMIT %(limit)s",
+            {"limit": _utils.positive_int("limit", limit), "now": self._now()},
+        )])[0][1]
+        return [InProgress(row[0], holder_of(row[1]), int(row[2]), int(row[3]), float(row[4])) for row in rows]
 
     def requeue(self, key: str) -> bool:
         """Give a dead row a fresh set of attempts, due now."""

@@ -26,7 +26,7 @@ from .._store import (
     check_body,
     check_key,
 )
-from ._entry import DEFAULT_BACKOFF, InboxEntry
+from ._entry import DEFAULT_BACKOFF, InboxEntry, InProgress
 
 __all__ = ["RedisInbox"]
 
@@ -156,6 +156,27 @@ end
 redis.call('DEL', KEYS[2])
 if n > 0 then redis.call('HINCRBY', KEYS[1], 'dead', 0 - n) end
 return n
+"""
+
+# KEYS: stream. ARGV: now, group, limit, entry key prefix, lease seconds.
+# Returns {key, consumer, lease seconds left, attempts, deliveries} per entry a worker holds.
+_ACTIVE = _NOW + """
+local t = now()
+local ok, held = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[2], '-', '+', tonumber(ARGV[3]))
+local out = {}
+if not ok then return out end
+for _, p in ipairs(held) do
+  local m = redis.call('XRANGE', KEYS[1], p[1], p[1])
+  if m[1] then
+    local k = m[1][2][2]
+    local e = redis.call('HMGET', ARGV[4] .. k, 'state', 'attempts', 'deliveries')
+    if e[1] == 'processing' then
+      local left = tonumber(ARGV[5]) - tonumber(p[3]) / 1000
+      table.insert(out, {k, p[2], tostring(left), e[2] or '0', e[3] or '0'})
+    end
+  end
+end
+return out
 """
 
 # KEYS: counts, done, retry, stream. ARGV: now, group, lease seconds.
@@ -400,6 +421,14 @@ class RedisInbox(InboxPolicy):
                 pipe.hmget(self._name(self._entry_key(key)), list(_FIELDS))
             rows = pipe.execute()
         return [_entry(key, *values) for key, values in zip(keys, rows) if values[3] is not None]
+
+    def in_progress(self, limit: int = 100) -> list[InProgress]:
+        """The entries workers hold now (``sports-posts inbox active``): the consumer group's
+        pending entries, each with its consumer (``host:pid:...``) and its lease's time left."""
+        rows = self._call((_ACTIVE, [self._k("stream")], [
+            self._now(), self.group, _utils.positive_int("limit", limit), Name(self.prefix, "e:"), repr(self.lease)]))
+        active = [InProgress(_text(r[0]), _text(r[1]), int(r[3]), int(r[4]), float(_text(r[2]))) for r in rows or ()]
+        return sorted(active, key=lambda entry: entry.lease_left)
 
     def requeue(self, key: str) -> bool:
         """Give a dead entry a fresh set of attempts, due now."""

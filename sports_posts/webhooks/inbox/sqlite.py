@@ -7,7 +7,6 @@ import os
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
@@ -15,7 +14,7 @@ from ... import _utils
 from ..._errors import ParameterError
 from ..._stores.sqlite import thread_connection, typed_errors
 from .._store import DEFAULT_LEASE, DEFAULT_TTL, InboxPolicy
-from ._entry import DEFAULT_BACKOFF, InboxEntry
+from ._entry import DEFAULT_BACKOFF, InboxEntry, InProgress, holder_of, lease_token
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -103,7 +102,7 @@ class SQLiteInbox(InboxPolicy):
     def take_due(self, limit: int = 16) -> list[InboxEntry]:
         """Lease up to ``limit`` rows that are due, including rows of a worker that died."""
         now = self._clock()
-        token = uuid.uuid4().hex
+        token = lease_token()
         conn = self._connect()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -197,6 +196,16 @@ class SQLiteInbox(InboxPolicy):
             " FROM webhook_inbox WHERE state = 'dead' ORDER BY received_at"
         ).fetchall()
         return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
+
+    @typed_errors
+    def in_progress(self, limit: int = 100) -> list[InProgress]:
+        """The rows workers hold now, the lease ending soonest first (``sports-posts inbox active``)."""
+        now = self._clock()
+        rows = self._connect().execute(
+            "SELECT key, token, attempts, deliveries, due_at FROM webhook_inbox"
+            " WHERE state = 'processing' ORDER BY due_at LIMIT ?", (_utils.positive_int("limit", limit),),
+        ).fetchall()
+        return [InProgress(row[0], holder_of(row[1]), int(row[2]), int(row[3]), float(row[4]) - now) for row in rows]
 
     @typed_errors
     def requeue(self, key: str) -> bool:
