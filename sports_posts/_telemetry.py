@@ -290,6 +290,8 @@ def _make_instruments(provider: Any) -> None:
         "sports_posts.poll.lag": ("s", "Service time minus the newest post delivered, at the poller's last call."),
         "sports_posts.inbox.depth": ("{entry}", "Inbox entries waiting or in progress."),
         "sports_posts.inbox.dead": ("{entry}", "Inbox entries that used every attempt (dead letters)."),
+        "sports_posts.inbox.in_progress": ("{entry}", "Inbox entries a worker holds now."),
+        "sports_posts.inbox.latency": ("s", "Seconds the oldest due inbox entry has waited for a worker."),
     }
     for name, (unit, description) in gauges.items():
         _instruments[name] = meter.create_observable_gauge(
@@ -523,20 +525,30 @@ def lease_changed(key: str, change: str) -> None:
 # -- inboxes ------------------------------------------------------------------------------
 
 def inbox_name(inbox: Any) -> str:
-    """An inbox as its telemetry names it: its class."""
-    return type(inbox).__name__
+    """An inbox as its telemetry names it: its queue (engine, where, table or prefix), the same
+    in every process that drains it, so that a fleet reports one series per queue; else its class."""
+    queue = getattr(inbox, "queue", None)
+    return queue if isinstance(queue, str) else type(inbox).__name__
 
 
 def _observe_inboxes() -> None:
+    seen: set[str] = set()
     for inbox in list(_inboxes):
+        name = inbox_name(inbox)
+        if name in seen:  # two receivers of one process on one queue: one figure
+            continue
+        seen.add(name)
         try:
             counts = inbox.counts()
+            latency = inbox.latency() if callable(getattr(inbox, "latency", None)) else None
         except Exception:  # an unreachable store: no figure rather than a failed export
             continue
-        name = inbox_name(inbox)
-        _gauge("sports_posts.inbox.depth", counts.get("pending", 0) + counts.get("processing", 0),
-               **{"sports_posts.inbox": name})
-        _gauge("sports_posts.inbox.dead", counts.get("dead", 0), **{"sports_posts.inbox": name})
+        attrs = {"sports_posts.inbox": name}
+        _gauge("sports_posts.inbox.depth", counts.get("pending", 0) + counts.get("processing", 0), **attrs)
+        _gauge("sports_posts.inbox.in_progress", counts.get("processing", 0), **attrs)
+        _gauge("sports_posts.inbox.dead", counts.get("dead", 0), **attrs)
+        if latency is not None:
+            _gauge("sports_posts.inbox.latency", latency, **attrs)
 
 
 @_guarded("watch_inbox")

@@ -329,3 +329,37 @@ def test_inbox_active_lists_what_workers_hold(inbox_at: tuple[str, Callable[[], 
     assert [entry["key"] for entry in run_json("inbox", "active", url, *extra)] == [taken[1].key]
     status, out, err = run("inbox", "active", url, *extra)
     assert status == 0 and taken[1].key in out and "1 entry in progress" in err
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "redis", "sqlite"])
+def test_an_inbox_reports_its_latency_and_one_name_per_queue(engine: str, request: pytest.FixtureRequest,
+                                                            tmp_path: Path) -> None:
+    """The queue's latency (the oldest due entry's wait for a worker, Sidekiq's figure) and its
+    name in metrics, the same from every process: a fleet's figures are then one series per
+    queue, not one per process. The store's clock is injected: time passes without a sleep."""
+    from sports_posts.webhooks import PostgresInbox, RedisInbox, SQLiteInbox
+
+    now = [1_800_000_000.0]
+
+    def clock() -> float:
+        return now[0]
+
+    if engine == "postgresql":
+        url = request.getfixturevalue("pg")
+        make: Callable[[], Any] = lambda: PostgresInbox(url, clock=clock)
+    elif engine == "redis":
+        url, prefix = request.getfixturevalue("redis_url"), f"test:{uuid.uuid4().hex[:8]}:"
+        make = lambda: RedisInbox(url, prefix=prefix, clock=clock)
+    else:
+        path = str(tmp_path / "inbox.db")
+        make = lambda: SQLiteInbox(path, clock=clock)
+    first, second = make(), make()
+    assert first.queue == second.queue and first.queue.startswith({"postgresql": "postgres", "redis": "redis",
+                                                                   "sqlite": "sqlite"}[engine])
+    assert first.latency() == 0.0  # nothing waits
+    first.put("waits-1", b"{}", "d1")
+    now[0] += 42.5
+    assert abs(second.latency() - 42.5) < 1.0
+    for entry in second.take_due(10):
+        second.mark_done(entry)
+    assert first.latency() == 0.0  # taken and done: nothing waits

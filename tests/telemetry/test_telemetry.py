@@ -110,7 +110,9 @@ def test_a_fleet_against_the_sandbox_reads_back_as_spans_and_metrics(
                         ("accepted", None)]
     d = deliveries[0].attributes
     assert d["messaging.operation.type"] == "process" and d["messaging.destination.name"] == "breaking_news"
-    assert d["sports_posts.webhook.inbox"] == "PostgresInbox" and d["messaging.message.id"]
+    queue = PostgresInbox(pg).queue  # one name per queue, whichever process reports it
+    assert queue.startswith("postgres 127.0.0.1:") and queue.endswith(" sports_posts_inbox")
+    assert d["sports_posts.webhook.inbox"] == queue and d["messaging.message.id"]
 
     # -- metrics -------------------------------------------------------------------------------
     t = telemetry
@@ -129,8 +131,10 @@ def test_a_fleet_against_the_sandbox_reads_back_as_spans_and_metrics(
     assert lag and lag[0] >= 0
     assert t.total("sports_posts.webhook.deliveries", **{"sports_posts.webhook.outcome": "duplicate"}) >= 1
     assert t.total("sports_posts.webhook.deliveries", **{"sports_posts.webhook.reason": "invalid_signature"}) >= 1
-    assert t.total("sports_posts.inbox.dead", **{"sports_posts.inbox": "PostgresInbox"}) == 1
-    assert t.total("sports_posts.inbox.depth", **{"sports_posts.inbox": "PostgresInbox"}) == 0
+    assert t.total("sports_posts.inbox.dead", **{"sports_posts.inbox": queue}) == 1
+    assert t.total("sports_posts.inbox.depth", **{"sports_posts.inbox": queue}) == 0
+    assert t.total("sports_posts.inbox.in_progress", **{"sports_posts.inbox": queue}) == 0
+    assert t.total("sports_posts.inbox.latency", **{"sports_posts.inbox": queue}) == 0  # nothing waits
 
     # -- no secret anywhere ----------------------------------------------------------------------
     exported = json.dumps([json.loads(s.to_json()) for s in t.spans.get_finished_spans()])

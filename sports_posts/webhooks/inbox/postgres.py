@@ -237,6 +237,20 @@ class PostgresInbox(PostgresStore, InboxPolicy):
         """Rows that failed ``max_attempts`` times, oldest first: nothing is dropped silently."""
         return _entries(self._db.run([self._DEAD_SQL])[0][1])
 
+    @property
+    def queue(self) -> str:
+        """The queue's name in metrics and logs: the same in every process that drains it."""
+        return f"postgres {self._db.where()} sports_posts_inbox"
+
+    def latency(self) -> float:
+        """Seconds the oldest due entry has waited for a worker (0 when none waits): the
+        queue's latency, as Sidekiq names it."""
+        rows = self._db.run([(
+            f"SELECT GREATEST(0, {NOW} - MIN(due_at)) FROM sports_posts_inbox"
+            f" WHERE state = 'pending' AND due_at <= {NOW}", {"now": self._now()},
+        )])[0][1]
+        return float(rows[0][0]) if rows and rows[0][0] is not None else 0.0
+
     def in_progress(self, limit: int = 100) -> list[InProgress]:
         """The rows workers hold now, the lease ending soonest first (``sports-posts inbox active``)."""
         rows = self._db.run([(

@@ -179,6 +179,32 @@ end
 return out
 """
 
+# KEYS: stream, retry. ARGV: now, group, entry key prefix. The seconds the oldest due entry
+# has waited: the first stream entry the group has not read (since its entry was received, on
+# the store's clock), or the oldest retry already due; 0 when none waits.
+_LATENCY = _NOW + """
+local t = now()
+local waited = 0
+local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', KEYS[1])
+local last = '0-0'
+if ok then
+  for _, g in ipairs(groups) do
+    for i = 1, #g, 2 do
+      if g[i] == 'name' and g[i + 1] ~= ARGV[2] then break end
+      if g[i] == 'last-delivered-id' then last = g[i + 1] end
+    end
+  end
+end
+local first = redis.call('XRANGE', KEYS[1], '(' .. last, '+', 'COUNT', 1)
+if first[1] then
+  local received = redis.call('HGET', ARGV[3] .. first[1][2][2], 'received_at')
+  if received then waited = math.max(waited, t - tonumber(received)) end
+end
+local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', t, 'WITHSCORES', 'LIMIT', 0, 1)
+if due[2] then waited = math.max(waited, t - tonumber(due[2])) end
+return tostring(waited)
+"""
+
 # KEYS: counts, done, retry, stream. ARGV: now, group, lease seconds.
 # Returns {pending, processing, dead, done, next due or ''}.
 _STATUS = _NOW + """
@@ -421,6 +447,17 @@ class RedisInbox(InboxPolicy):
                 pipe.hmget(self._name(self._entry_key(key)), list(_FIELDS))
             rows = pipe.execute()
         return [_entry(key, *values) for key, values in zip(keys, rows) if values[3] is not None]
+
+    @property
+    def queue(self) -> str:
+        """The queue's name in metrics and logs: the same in every process that drains it."""
+        return f"redis {self._redis.where()} {self.prefix}"
+
+    def latency(self) -> float:
+        """Seconds the oldest due entry has waited for a worker (0 when none waits): the
+        queue's latency, as Sidekiq names it."""
+        return max(0.0, float(_text(self._call((_LATENCY, [self._k("stream"), self._k("retry")],
+                                                 [self._now(), self.group, Name(self.prefix, "e:")])))))
 
     def in_progress(self, limit: int = 100) -> list[InProgress]:
         """The entries workers hold now (``sports-posts inbox active``): the consumer group's

@@ -197,6 +197,20 @@ class SQLiteInbox(InboxPolicy):
         ).fetchall()
         return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
 
+    @property
+    def queue(self) -> str:
+        """The queue's name in metrics and logs: the same in every process that drains it."""
+        return f"sqlite {os.path.abspath(self.path)}"
+
+    @typed_errors
+    def latency(self) -> float:
+        """Seconds the oldest due entry has waited for a worker (0 when none waits)."""
+        now = self._clock()
+        row = self._connect().execute(
+            "SELECT MIN(due_at) FROM webhook_inbox WHERE state = 'pending' AND due_at <= ?", (now,),
+        ).fetchone()
+        return max(0.0, now - float(row[0])) if row is not None and row[0] is not None else 0.0
+
     @typed_errors
     def in_progress(self, limit: int = 100) -> list[InProgress]:
         """The rows workers hold now, the lease ending soonest first (``sports-posts inbox active``)."""
