@@ -344,15 +344,14 @@ def test_an_inbox_reports_its_latency_and_one_name_per_queue(engine: str, reques
     def clock() -> float:
         return now[0]
 
-    if engine == "postgresql":
-        url = request.getfixturevalue("pg")
-        make: Callable[[], Any] = lambda: PostgresInbox(url, clock=clock)
-    elif engine == "redis":
-        url, prefix = request.getfixturevalue("redis_url"), f"test:{uuid.uuid4().hex[:8]}:"
-        make = lambda: RedisInbox(url, prefix=prefix, clock=clock)
-    else:
-        path = str(tmp_path / "inbox.db")
-        make = lambda: SQLiteInbox(path, clock=clock)
+    def make() -> Any:
+        if engine == "postgresql":
+            return PostgresInbox(request.getfixturevalue("pg"), clock=clock)
+        if engine == "redis":
+            return RedisInbox(request.getfixturevalue("redis_url"), prefix=prefix, clock=clock)
+        return SQLiteInbox(str(tmp_path / "inbox.db"), clock=clock)
+
+    prefix = f"test:{uuid.uuid4().hex[:8]}:"
     first, second = make(), make()
     assert first.queue == second.queue and first.queue.startswith({"postgresql": "postgres", "redis": "redis",
                                                                    "sqlite": "sqlite"}[engine])
