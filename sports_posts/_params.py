@@ -23,6 +23,10 @@ from ._vocabulary import (
     COUNTRIES,
     ID_TYPES,
     LEAGUES,
+    MAX_LIMIT,
+    MAX_PLAYERS,
+    MAX_RADIUS_KM,
+    MAX_TEAMS,
     MEDIA_TYPES,
     MODE_PARAMETERS,
     RESERVED_COUNTRIES,
@@ -157,10 +161,6 @@ class PollFilters(_Narrowing, _ModeParams, total=False):
     which the poller sets itself (passing them is a [`ParameterError`][sports_posts.ParameterError])."""
 
 
-MAX_TEAMS = 10
-MAX_PLAYERS = 100
-MAX_LIMIT = 100  # the union of the documented maxima (100 and 50)
-MAX_RADIUS_KM = 4830.0
 _INT64 = 2**63
 _DATETIME = SchemaValidator(core_schema.datetime_schema())
 """pydantic's own ISO 8601 parser (pydantic-core alone: importing pydantic's models costs more)."""

@@ -71,6 +71,16 @@ AspectRatio = Literal["landscape", "portrait", "square"]
 Sort = Literal["recent", "trending", "top"]
 """Closed in spec 4.1: anything else (``"newest"``) is refused before sending."""
 
+# The specification's bounds of GET /posts (spec 4.1), read by the client's checks before
+# sending (_params) and by the sandbox's answers (sandbox.query): one table for both.
+LIMIT_DEFAULT = 20
+MAX_LIMIT = 100
+"""The union of the two documented maxima of ``limit`` (100 and 50)."""
+RADIUS_DEFAULT_KM = 50.0
+MAX_RADIUS_KM = 4830.0
+MAX_TEAMS = 10
+MAX_PLAYERS = 100
+
 SORTS: tuple[str, ...] = get_args(Sort)
 ASPECT_RATIOS: tuple[str, ...] = get_args(AspectRatio)
 SPORTS: tuple[str, ...] = get_args(Sport)

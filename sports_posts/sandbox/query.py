@@ -16,15 +16,28 @@ from datetime import datetime, timedelta, timezone
 from itertools import islice
 from typing import Any, Callable, Optional, Union
 
+from .._vocabulary import (
+    ASPECT_RATIOS,
+    LIMIT_DEFAULT,
+    MAX_LIMIT,
+    MAX_PLAYERS,
+    MAX_RADIUS_KM,
+    MAX_TEAMS,
+    RADIUS_DEFAULT_KM,
+    SORTS,
+)
 from ._teams import COUNTRY_CODES
 from .errors import ApiError, invalid
 from .profile import MODE_PARAMETERS, combined_modes
 from .world import GAME_LENGTH, ID_TYPES, PREGAME, SPORTS, Game, Player, Post, Team, World
 
 __all__ = [
+    "ASPECT_RATIOS",
     "LIMIT_DEFAULT",
-    "LIMIT_MAX",
+    "MAX_PLAYERS",
+    "MAX_TEAMS",
     "MEDIA_TYPES",
+    "SORTS",
     "PostsQuery",
     "PostsResult",
     "parse_bool",
@@ -35,15 +48,6 @@ __all__ = [
     "single_values",
 ]
 
-LIMIT_DEFAULT = 20
-LIMIT_MAX = 100
-"""The union of the two documented maxima (100 and 50)."""
-RADIUS_DEFAULT = 50.0
-RADIUS_MAX = 4830.0
-MAX_TEAMS = 10
-MAX_PLAYERS = 100
-SORTS = ("recent", "trending", "top")
-ASPECT_RATIOS = ("landscape", "portrait", "square")
 MEDIA_TYPES: dict[str, frozenset[str]] = {
     "image": frozenset({"image", "photo"}),
     "photo": frozenset({"image", "photo"}),
@@ -142,10 +146,10 @@ _Range = tuple[Callable[[str, str], Any], Callable[[Any], bool], str]
 _RANGES: dict[str, _Range] = {
     "lat": (_number, lambda v: -90.0 <= v <= 90.0, "must be between -90 and 90"),
     "lng": (_number, lambda v: -180.0 <= v <= 180.0, "must be between -180 and 180"),
-    "radius_km": (_number, lambda v: 0.0 < v <= RADIUS_MAX, f"must be greater than 0 and at most {RADIUS_MAX:g}"),
+    "radius_km": (_number, lambda v: 0.0 < v <= MAX_RADIUS_KM, f"must be greater than 0 and at most {MAX_RADIUS_KM:g}"),
     "min_score": (_number, lambda v: 0.0 <= v <= 9.0, "must be between 0 and 9"),
     "min_duration": (_integer, lambda v: v >= 0, "must be a non-negative number of milliseconds"),
-    "limit": (_integer, lambda v: 1 <= v <= LIMIT_MAX, f"must be between 1 and {LIMIT_MAX}"),
+    "limit": (_integer, lambda v: 1 <= v <= MAX_LIMIT, f"must be between 1 and {MAX_LIMIT}"),
     "page": (_integer, lambda v: v >= 1, "must be 1 or greater"),
 }
 """The numeric parameters: how each parses and the range it must fall in."""
@@ -207,7 +211,7 @@ class PostsQuery:
     include_pregame: bool = False
     lat: Optional[float] = None
     lng: Optional[float] = None
-    radius_km: float = RADIUS_DEFAULT
+    radius_km: float = RADIUS_DEFAULT_KM
     media_type: Optional[frozenset[str]] = None
     aspect_ratio: Optional[str] = None
     min_score: Optional[float] = None
