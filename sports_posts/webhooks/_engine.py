@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, Union
 from . import _decision as decision
 from ._decision import WebhookResponse
 from ._store import lease_of
-from .dedupe import AsyncDedupeStore, DedupeStore
+from .dedupe._protocol import AsyncDedupeStore, DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .errors import StoreDataLostError, StoreUnavailableError
 from .events import WebhookEvent

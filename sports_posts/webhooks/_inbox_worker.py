@@ -11,7 +11,8 @@ from .._errors import WebhookPayloadError
 from ._engine import HandlerEngine
 from ._store import lease_of
 from .events import parse_event
-from .inbox import Inbox, InboxEntry
+from .inbox._entry import InboxEntry
+from .inbox._protocol import Inbox
 
 __all__ = ["InboxWorker"]
 

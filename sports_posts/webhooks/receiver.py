@@ -46,7 +46,7 @@ from ._decision import WebhookResponse
 from ._engine import MAX_WORKERS_LIMIT, HandlerEngine
 from ._inbox_worker import InboxWorker
 from ._traced import traced_delivery, traced_delivery_async
-from .dedupe import DedupeStore
+from .dedupe._protocol import DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .events import (
     DEFAULT_CLOCK_SKEW,
@@ -55,7 +55,7 @@ from .events import (
     check_replay_window,
 )
 from .filters import SubscriptionFilter
-from .inbox import Inbox
+from .inbox._protocol import Inbox
 from .signature import Headers, Payload, Secret, signature_and_delivery
 
 _response = decision.response
