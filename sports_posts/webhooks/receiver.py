@@ -37,7 +37,7 @@ from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Union
 
-from .. import _utils
+from .. import _scoped, _utils
 from .._errors import ParameterError
 from .._vocabulary import WebhookHeaders, header_names_or_default
 from . import _decision as decision
@@ -90,6 +90,12 @@ def _executor_of(receiver: weakref.ref[WebhookReceiver]) -> ThreadPoolExecutor:
     if owner is None:
         raise RuntimeError("the webhook receiver is gone")
     return owner._executor()
+
+
+def _after_fork(receiver: weakref.ref[WebhookReceiver]) -> None:
+    owner = receiver()
+    if owner is not None:
+        owner._after_fork()
 
 
 def _delivery_id(receiver: WebhookReceiver, headers: Headers) -> Optional[str]:
@@ -177,6 +183,23 @@ class WebhookReceiver:
                 stopping=self._stopping, wake=self._wake, clock=lambda: _clock(),
             )
         self._last_read: tuple[object, Optional[str]] = (None, None)  # headers, delivery id
+        # A forked child remakes what belongs to the parent's threads (held weakly: the
+        # handle must not keep the receiver alive).
+        self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
+
+    def _after_fork(self) -> None:
+        """In a forked child (gunicorn ``--preload``, Celery prefork, ``os.fork``): new events,
+        locks and conditions (a parent's thread may have held one at the fork), no parent
+        futures or tasks, and a thread pool of its own on first use. The inbox worker, if it
+        was started, starts again on the child's first request or ``start``. The parent's
+        threads and pool are not touched."""
+        stopping, wake = threading.Event(), threading.Event()
+        if self._stopping.is_set():  # a closed receiver stays closed
+            stopping.set()
+        self._stopping, self._wake = stopping, wake
+        self._engine.after_fork(stopping)
+        if self._worker is not None:
+            self._worker.after_fork(stopping, wake)
 
     def _executor(self) -> ThreadPoolExecutor:
         """The handler threads (a test may stand in for them)."""
@@ -221,6 +244,9 @@ class WebhookReceiver:
     ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent], float]:
         """The head of ``handle`` and ``handle_async``: read and verify the request; the answer
         when it ends here, else the event still to be claimed; and when the request started."""
+        worker = self._worker
+        if worker is not None and worker.resume:  # started before a fork: this child's first request
+            self._resume_worker(worker)
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
         self._last_read = (headers, delivery_id)
         started = time.monotonic()
@@ -299,6 +325,13 @@ class WebhookReceiver:
                     answer = await engine.astore(operation, key)
         except StopIteration as stop:
             return str(stop.value)
+
+    @staticmethod
+    def _resume_worker(worker: InboxWorker) -> None:
+        try:
+            worker.ensure_started()
+        except Exception:  # the rows wait in the inbox: start() or the next request tries again
+            logger.exception("could not start the inbox worker again after a fork")
 
     def _enqueue(self, body: Payload, event: WebhookEvent, key: str) -> WebhookResponse:
         """Inbox mode: commit the event, then acknowledge; the worker runs the handler."""
