@@ -8,6 +8,14 @@ On a cluster, the keys one script touches share a hash tag: a ``Name`` (prefix p
 becomes ``{prefix}rest`` unless its prefix already has a tag; on a single server and behind
 Sentinel names are ``prefix + rest``, as they always were, so no key moves.
 
+Connections come from redis-py's pools: each command (a script, a pipeline) takes one for
+itself and gives it back, so no connection serves two calls in flight. The sync client is
+shared by every thread; its pool notices a fork by pid and starts empty in the child, without
+closing the parent's sockets. An asyncio client is bound to its event loop: one is made per
+loop (``_scoped.PerLoop``: a closed loop's is dropped, a second ``asyncio.run`` gets its own)
+and none crosses a fork (a child makes its own; a customer's asyncio client has its pool
+emptied in the child, as redis-py does for a sync pool).
+
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
 its settings. Lua scripts are registered once per client and redis-py reloads one after a
@@ -17,15 +25,15 @@ store's subclass of it), password scrubbed; a mistyped URL is a ``ParameterError
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import functools
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .. import _utils
+from .. import _scoped, _utils
 from .._errors import ParameterError
 from .errors import (
     StoreError,
@@ -116,6 +124,17 @@ def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str,
     if parts.scheme.lower().startswith("rediss"):
         settings["ssl"] = True
     return sentinels, unquote(path[0]), settings
+
+
+class _LoopClient:
+    """One event loop's asyncio client (``None``: the sync one runs in a worker thread) and
+    the scripts registered on it, dropped together when the loop closes."""
+
+    __slots__ = ("client", "scripts")
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.scripts: dict[tuple[int, str], Any] = {}
 
 
 class Redis:
@@ -212,7 +231,21 @@ class Redis:
             self.cluster = True
         self._scripts: dict[tuple[int, str], Any] = {}
         self._scripts_lock = threading.Lock()
-        self._by_loop: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        # This loop's asyncio client (made from the URL or mirrored from the sync client).
+        self._by_loop: _scoped.PerLoop[_LoopClient] = _scoped.PerLoop(self._new_aclient)
+        self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
+
+    def _after_fork(self) -> None:
+        """In a forked child: locks made anew (a parent's thread may have held one); the
+        per-loop clients are dropped by ``PerLoop`` and the sync pool resets itself by pid.
+        A customer's asyncio client is emptied of the parent's connections (not closed: the
+        parent still uses them), as redis-py does for a sync pool in a child."""
+        self._mode_lock = threading.Lock()
+        self._scripts_lock = threading.Lock()
+        pool = getattr(self._given_async, "connection_pool", None)
+        reset = getattr(pool, "reset", None)
+        if callable(reset):
+            reset()
 
     def __repr__(self) -> str:
         """The store as its URL, password redacted (``'redis://:***@host:port/0'``): every
@@ -337,14 +370,19 @@ class Redis:
         return [item.on(cluster) if isinstance(item, Name) else item for item in items]
 
     def script(self, client: Any, source: str) -> Any:
-        """``source`` registered on ``client`` once (redis-py reloads it after a NOSCRIPT)."""
+        """``source`` registered on ``client`` once (redis-py reloads it after a NOSCRIPT).
+
+        A loop's own client keeps its scripts beside it, so that both are dropped with the
+        loop: a cache here would keep every closed loop's client, and its connections, alive."""
+        mine = self._by_loop.peek()
+        scripts = mine.scripts if mine is not None and mine.client is client else self._scripts
         key = (id(client), source)
-        script = self._scripts.get(key)
+        script = scripts.get(key)
         if script is None:
             with self._scripts_lock:
-                script = self._scripts.get(key)
+                script = scripts.get(key)
                 if script is None:
-                    script = self._scripts[key] = client.register_script(source)
+                    script = scripts[key] = client.register_script(source)
         return script
 
     # -- sync ----------------------------------------------------------------------------
@@ -422,22 +460,18 @@ class Redis:
         """This event loop's async client, or ``None``: use the sync one in a worker thread."""
         if self._given_async is not None:
             return self._given_async
-        loop = asyncio.get_running_loop()
-        client = self._by_loop.get(loop)
-        if client is None:
-            if self._sentinel is not None:
-                client = self._sentinel_master(sync=False)
-            elif self.url is not None:
-                if self.cluster is None:
-                    raise RuntimeError("aready() first")  # pragma: no cover - every caller does
-                client = (self._cluster_from_url(sync=False) if self.cluster
-                          else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
-            else:
-                client = self._mirror()
-                if client is None:
-                    return None
-            self._by_loop[loop] = client
-        return client
+        return self._by_loop.get().client
+
+    def _new_aclient(self) -> _LoopClient:
+        """An asyncio client for the running loop (``PerLoop`` calls it once per loop)."""
+        if self._sentinel is not None:
+            return _LoopClient(self._sentinel_master(sync=False))
+        if self.url is not None:
+            if self.cluster is None:
+                raise RuntimeError("aready() first")  # pragma: no cover - every caller does
+            return _LoopClient(self._cluster_from_url(sync=False) if self.cluster
+                               else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
+        return _LoopClient(self._mirror())
 
     def _mirror(self) -> Any:
         """An asyncio client with the customer's sync client's settings, or ``None`` (offload)."""
@@ -473,7 +507,14 @@ class Redis:
     async def aclose(self) -> None:
         """Close the sync client made from a URL and this loop's async client made here."""
         self.close()
-        client = self._by_loop.pop(asyncio.get_running_loop(), None)
+        mine = self._by_loop.take()
+        client = mine.client if mine is not None else None
         if client is not None:
             with self.errors():
                 await client.aclose()
+
+
+def _after_fork(runner: weakref.ref[Redis]) -> None:
+    owner = runner()
+    if owner is not None:
+        owner._after_fork()
