@@ -216,6 +216,29 @@ def test_after_a_fork_the_child_uses_its_own_connections_and_the_parent_goes_on(
         client.close()
 
 
+@pytest.mark.processes
+def test_a_lease_held_before_a_fork_is_not_held_by_the_child(redis_url: str) -> None:
+    from sports_posts.polling import Lease
+
+    lease = Lease(redis_url, key=f"feed:{uuid.uuid4().hex[:8]}", ttl=30)
+    token = lease.acquire()
+    assert token is not None
+    holder = lease.holder
+
+    def child() -> dict[str, Any]:
+        # Same object, another process: it must not renew (or release) the parent's lease.
+        return {"holder": lease.holder, "token": lease.token, "renewed": lease.renew(),
+                "acquired": lease.acquire(), "status": lease.status().holder}
+
+    result = _fork(child)
+    assert "error" not in result, result
+    assert result["holder"] != holder and result["token"] is None
+    assert result["renewed"] is False and result["acquired"] is None
+    assert result["status"] == holder
+    assert lease.renew() is True and lease.token == token  # the parent still holds it
+    lease.release()
+
+
 # --- 200 deliveries into one receiver over uvicorn ----------------------------------------
 
 STORIES = 200
