@@ -126,6 +126,8 @@ def _loaded_by_init(package: str) -> set[str]:
     return set(out.stdout.split()) - {package}
 
 
+@pytest.mark.slow
+@pytest.mark.processes
 def test_no_package_loads_at_import_a_module_a_thread_may_enter_first() -> None:
     public_modules = [name for name in MODULES + PACKAGES if _public(name)]
     lazy = _lazy_targets()

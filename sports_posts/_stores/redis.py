@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Optional
@@ -412,7 +413,7 @@ class Redis:
         """Run a Lua script (atomic on the server) and return its reply. ``timeout``
         (seconds) shortens this call's bound below the socket timeout, on a client made
         here (redis-py has no per-command timeout: the call gets a connection of its own
-        from the pool, with that timeout on its socket)."""
+        from the pool and waits for its reply up to ``timeout``)."""
         with self.errors():
             self.ready()
             client = self.client()
@@ -422,30 +423,32 @@ class Redis:
             return self.script(client, source)(keys=keys, args=args)
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """The script on a connection of its own, its reply awaited up to ``timeout`` (the
+        connection's public ``can_read``; the socket timeout still bounds a reply begun)."""
+        deadline = time.monotonic() + timeout
         pool = client.connection_pool
         try:
             conn = pool.get_connection()
         except TypeError:  # redis-py before 5.3 names the command
             conn = pool.get_connection("EVALSHA")
+
+        def reply(command: str) -> Any:
+            if not conn.can_read(timeout=max(0.0, deadline - time.monotonic())):
+                raise self._driver.exceptions.TimeoutError(f"no reply within {timeout:g} s")
+            return client.parse_response(conn, command)
+
         try:
-            sock = getattr(conn, "_sock", None)
-            if sock is not None:
-                sock.settimeout(timeout)
             script = self.script(client, source)
-            noscript = self._driver.exceptions.NoScriptError
             try:
                 conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                return client.parse_response(conn, "EVALSHA")
-            except noscript:  # a restarted server: load it, then run it
+                return reply("EVALSHA")
+            except self._driver.exceptions.NoScriptError:  # a restarted server: load it, then run it
                 conn.send_command("EVAL", source, len(keys), *keys, *args)
-                return client.parse_response(conn, "EVAL")
+                return reply("EVAL")
         except BaseException:
             conn.disconnect()  # a reply may still be on its way: this connection is done
             raise
         finally:
-            sock = getattr(conn, "_sock", None)
-            if sock is not None:
-                sock.settimeout(self.socket_timeout)
             pool.release(conn)
 
     def close(self) -> None:
