@@ -243,6 +243,7 @@ def test_a_lease_held_before_a_fork_is_not_held_by_the_child(redis_url: str) -> 
 # --- 200 deliveries into one receiver over uvicorn ----------------------------------------
 
 STORIES = 200
+TRANSPORT_ERRORS: list[str] = []
 
 
 class Effects:
@@ -333,8 +334,9 @@ async def _deliver_until_accepted(http: httpx.AsyncClient, url: str, story: str,
         try:
             response = await http.post(url, content=request.body, headers=dict(request.headers))
             status = response.status_code
-        except httpx.TransportError:
+        except httpx.TransportError as exc:
             status = 0
+            TRANSPORT_ERRORS.append(repr(exc))
         statuses[status] += 1
         if 200 <= status < 300:
             return
@@ -364,7 +366,9 @@ def _run_burst(server: RedisProcess, *, restart_after: int) -> tuple[Effects, co
     try:
         with serve_asgi(Watched(WebhookASGIApp(receiver), problems), lifespan="off") as root:
             async def burst() -> None:
-                limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)
+                # A connection per request: a kept-alive one that uvicorn closed after its idle
+                # timeout (5 s) while the client reused it would be a ReadError of the harness.
+                limits = httpx.Limits(max_connections=200, max_keepalive_connections=0)
                 async with httpx.AsyncClient(timeout=30, limits=limits) as http:
                     # Each story twice at once: a retry racing its first delivery.
                     tasks = [asyncio.ensure_future(_deliver_until_accepted(http, root + "/", story, statuses))
@@ -373,6 +377,9 @@ def _run_burst(server: RedisProcess, *, restart_after: int) -> tuple[Effects, co
                         while sum(statuses.values()) < restart_after:
                             await asyncio.wait(tasks, timeout=0.05, return_when=asyncio.FIRST_COMPLETED)
                         await asyncio.to_thread(server.kill)
+                        # Down until a delivery felt it (answered 503, or cut off), then back.
+                        while not statuses[503] + statuses[0] and not all(task.done() for task in tasks):
+                            await asyncio.wait(tasks, timeout=0.05, return_when=asyncio.FIRST_COMPLETED)
                         await asyncio.to_thread(server.start)
                     await asyncio.wait_for(asyncio.gather(*tasks), 240)
 
