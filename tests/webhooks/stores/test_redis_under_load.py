@@ -240,6 +240,29 @@ def test_a_lease_held_before_a_fork_is_not_held_by_the_child(redis_url: str) -> 
     lease.release()
 
 
+@pytest.mark.processes
+def test_a_call_budget_after_a_fork_counts_the_childs_calls_and_the_parents(redis_url: str) -> None:
+    from sports_posts import CallBudget
+
+    # A monthly cap: a minute turning during the test would not reset it.
+    budget = CallBudget(redis_url, per_month=50, key=f"budget:{uuid.uuid4().hex[:8]}")
+    assert budget.try_acquire().granted
+    assert asyncio.run(budget.try_acquire_async()).granted
+
+    def child() -> dict[str, Any]:
+        async def run() -> list[bool]:
+            return [d.granted for d in await asyncio.gather(*(budget.try_acquire_async() for _ in range(20)))]
+
+        return {"sync": [budget.try_acquire().granted for _ in range(4)], "async": asyncio.run(run())}
+
+    result = _fork(child)
+    assert "error" not in result, result
+    mine = [budget.try_acquire().granted for _ in range(30)]
+    # 2 + 24 + 30 = 56 draws of a 50-a-month budget shared by both processes: 50 granted.
+    assert sum(result["sync"]) + sum(result["async"]) + sum(mine) == 48
+    budget.close()
+
+
 # --- 200 deliveries into one receiver over uvicorn ----------------------------------------
 
 STORIES = 200
