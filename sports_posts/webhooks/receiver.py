@@ -125,6 +125,10 @@ class WebhookReceiver:
 
     ``header_names`` reads the signature and delivery id under other names than spec 6.2's,
     for a proxy or white-label deployment that renames them (``WebhookHeaders.with_prefix``).
+
+    One receiver serves many threads and tasks at once, and survives a fork (gunicorn
+    ``--preload``, Celery prefork): a child makes its own thread pool, locks and events, and
+    starts its inbox worker again on its first request if it had been started.
     """
 
     def __init__(
