@@ -25,6 +25,7 @@ store's subclass of it), password scrubbed; a mistyped URL is a ``ParameterError
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import threading
@@ -234,6 +235,8 @@ class Redis:
         self._scripts_lock = threading.Lock()
         # This loop's asyncio client (made from the URL or mirrored from the sync client).
         self._by_loop: _scoped.PerLoop[_LoopClient] = _scoped.PerLoop(self._new_aclient)
+        # The loop a customer's asyncio client last ran on: its pooled connections belong to it.
+        self._given_loop: Optional[weakref.ref[asyncio.AbstractEventLoop]] = None
         self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
 
     def _after_fork(self) -> None:
@@ -243,10 +246,30 @@ class Redis:
         parent still uses them), as redis-py does for a sync pool in a child."""
         self._mode_lock = threading.Lock()
         self._scripts_lock = threading.Lock()
+        self._given_loop = None
+        self._reset_given()
+
+    def _reset_given(self) -> None:
+        """Empty the customer's asyncio client's pool without closing its connections (their
+        loop is closed, or they are the parent's): it opens new ones on the next call."""
         pool = getattr(self._given_async, "connection_pool", None)
         reset = getattr(pool, "reset", None)
         if callable(reset):
             reset()
+
+    def _follow_loop(self) -> None:
+        """A customer's asyncio client used on a new loop after its last one closed
+        (``asyncio.run`` twice, ``async_to_sync``): its pooled connections belong to the closed
+        loop and would fail (``Event loop is closed``), so the pool starts empty. A client in
+        use on another loop that is still open is left as it is (redis-py's rule: one loop)."""
+        loop = asyncio.get_running_loop()
+        ref = self._given_loop
+        last = ref() if ref is not None else None
+        if last is loop:
+            return
+        if ref is not None and (last is None or last.is_closed()):
+            self._reset_given()
+        self._given_loop = weakref.ref(loop)
 
     def __repr__(self) -> str:
         """The store as its URL, password redacted (``'redis://:***@host:port/0'``): every
@@ -462,6 +485,7 @@ class Redis:
     def aclient(self) -> Any:
         """This event loop's async client, or ``None``: use the sync one in a worker thread."""
         if self._given_async is not None:
+            self._follow_loop()
             return self._given_async
         return self._by_loop.get().client
 

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+import redis.asyncio
 
 from sports_posts.testing import serve_asgi
 from sports_posts.webhooks import RedisDedupeStore, RedisInbox, WebhookEvent, WebhookReceiver
@@ -99,21 +100,31 @@ def test_64_threads_on_one_sync_store_claim_each_key_once(redis_url: str) -> Non
     assert set(won) == tried
 
 
-def test_a_store_works_in_one_asyncio_run_after_another(redis_url: str) -> None:
-    store = RedisDedupeStore(redis_url, prefix=_prefix())
-    inbox = RedisInbox(redis_url, prefix=_prefix())
+@pytest.mark.parametrize("given", ["url", "sync client", "asyncio client"])
+def test_a_store_works_in_one_asyncio_run_after_another(redis_url: str, given: str) -> None:
+    client: Any = {"url": redis_url, "sync client": redis.Redis.from_url(redis_url),
+                   "asyncio client": redis.asyncio.Redis.from_url(redis_url)}[given]
+    store = RedisDedupeStore(client, prefix=_prefix())
+    inbox = RedisInbox(client, prefix=_prefix())
 
-    async def claim(key: str) -> tuple[bool, bool]:
-        return await store.aclaim(key), await store.aclaim(key)
+    async def claim(key: str, last: bool = False) -> tuple[bool, bool, bool]:
+        answers = await store.aclaim(key), await store.aclaim(key), await inbox.aput(key, b"{}")
+        if last and given == "asyncio client":
+            await client.aclose()  # on the loop its connections belong to
+        return answers
 
-    # Five loops, one after another (a notebook's cells, async_to_sync per request): each
-    # gets its own asyncio client; a closed loop's is never handed to the next one.
+    # Five loops, one after another (a notebook's cells, async_to_sync per request): a URL or
+    # a sync client gives each its own asyncio client; a customer's asyncio client drops the
+    # connections of the closed loop (before, the second loop met "Event loop is closed").
     for n in range(5):
-        assert asyncio.run(claim(f"story:{n}")) == (True, False)
-    assert store.claim("story:0") is False
-    assert inbox.put("k1", b"{}") is True
-    store.close()
-    inbox.close()
+        assert asyncio.run(claim(f"story:{n}", last=n == 4)) == (True, False, True)
+    if given != "asyncio client":
+        assert store.claim("story:0") is False
+        assert inbox.put("k1", b"{}") is True
+        store.close()
+        inbox.close()
+    if given == "sync client":
+        client.close()
 
 
 def test_the_clients_of_closed_loops_are_dropped_with_their_connections() -> None:
