@@ -69,7 +69,14 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         raise AssertionError("an unknown attribute resolved")
 
 
-PACKAGES = ["sports_posts", "sports_posts.webhooks", "sports_posts.polling"]
+PACKAGES = [
+    "sports_posts",
+    "sports_posts.polling",
+    "sports_posts.sandbox",
+    "sports_posts.webhooks",
+    "sports_posts.webhooks.dedupe",
+    "sports_posts.webhooks.inbox",
+]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -11,20 +11,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Union
 
 from .._errors import ParameterError
-from .errors import (
-    CoordinationError,
-    StoreError,
-    StoreUnavailableError,
-    is_keyword_dsn,
-    redact_url,
-    scrub,
-)
 
 if TYPE_CHECKING:
     import psycopg
     import redis
     import redis.asyncio
     import redis.cluster
+
+    from .errors import CoordinationError as CoordinationError
+    from .errors import StoreError as StoreError
+    from .errors import StoreUnavailableError as StoreUnavailableError
+    from .errors import redact_url as redact_url
+    from .errors import scrub as scrub
 
 __all__ = [
     "CoordinationError",
@@ -49,6 +47,8 @@ def store_kind(target: str) -> str:
     """``"redis"``, ``"postgres"`` or ``"sqlite"`` for a store URL (a libpq keyword DSN is
     PostgreSQL's, a plain path SQLite's), or ``""`` for a scheme no store takes."""
     if "://" not in target:
+        from .errors import is_keyword_dsn
+
         return "postgres" if is_keyword_dsn(target) else "sqlite"
     scheme = target.split("://", 1)[0].lower()
     return next((kind for kind, schemes in SCHEMES.items() if scheme in schemes), "")
@@ -68,6 +68,23 @@ StoreTarget = Union[
 type checkers only."""
 
 
+# The error family loads on first use: this package imports none of its own modules at load
+# time, so that a thread importing ``_stores.errors`` first (``webhooks.errors`` does) never
+# waits for a package that waits for it (tests/test_import_threads.py).
+_FROM_ERRORS = frozenset(("CoordinationError", "StoreError", "StoreUnavailableError", "redact_url", "scrub"))
+
+if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
+
+    def __getattr__(name: str) -> Any:
+        if name not in _FROM_ERRORS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from . import errors
+
+        value = getattr(errors, name)
+        globals()[name] = value
+        return value
+
+
 def runner_for(
     store: Any,
     *,
@@ -79,6 +96,8 @@ def runner_for(
     """A ``postgres.Postgres`` or ``redis.Redis`` chosen by URL scheme or client type, raising
     ``CoordinationError`` (the fleet objects' error) on a driver failure. On Redis,
     ``statement_timeout`` is the socket timeout of a client made here."""
+    from .errors import CoordinationError, redact_url
+
     if isinstance(store, str):
         kind = store_kind(store)
         if kind == "redis":

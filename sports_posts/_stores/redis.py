@@ -8,6 +8,14 @@ On a cluster, the keys one script touches share a hash tag: a ``Name`` (prefix p
 becomes ``{prefix}rest`` unless its prefix already has a tag; on a single server and behind
 Sentinel names are ``prefix + rest``, as they always were, so no key moves.
 
+Connections come from redis-py's pools: each command (a script, a pipeline) takes one for
+itself and gives it back, so no connection serves two calls in flight. The sync client is
+shared by every thread; its pool notices a fork by pid and starts empty in the child, without
+closing the parent's sockets. An asyncio client is bound to its event loop: one is made per
+loop (``_scoped.PerLoop``: a closed loop's is dropped, a second ``asyncio.run`` gets its own)
+and none crosses a fork (a child makes its own; a customer's asyncio client has its pool
+emptied in the child, as redis-py does for a sync pool).
+
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
 its settings. Lua scripts are registered once per client and redis-py reloads one after a
@@ -19,14 +27,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .. import _utils
+from .. import _scoped, _utils
 from .._errors import ParameterError
+from . import SCHEMES
 from .errors import (
     StoreError,
     check_url,
@@ -39,9 +50,9 @@ from .errors import (
 
 __all__ = ["Name", "Redis", "has_hash_tag", "tagged"]
 
-_CLUSTER = ("redis+cluster", "rediss+cluster")
-_SENTINEL = ("redis+sentinel", "rediss+sentinel")
-_SCHEMES = ("redis", "rediss", "unix", *_CLUSTER, *_SENTINEL)
+_SCHEMES = SCHEMES["redis"]  # the store layer's one table of URL schemes
+_CLUSTER = tuple(scheme for scheme in _SCHEMES if scheme.endswith("+cluster"))
+_SENTINEL = tuple(scheme for scheme in _SCHEMES if scheme.endswith("+sentinel"))
 
 
 def has_hash_tag(name: str) -> bool:
@@ -125,6 +136,17 @@ def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str,
     if parts.scheme.lower().startswith("rediss"):
         settings["ssl"] = True
     return sentinels, unquote(path[0]), settings
+
+
+class _LoopClient:
+    """One event loop's asyncio client (``None``: the sync one runs in a worker thread) and
+    the scripts registered on it, dropped together when the loop closes."""
+
+    __slots__ = ("client", "scripts")
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.scripts: dict[tuple[int, str], Any] = {}
 
 
 class Redis:
@@ -221,7 +243,43 @@ class Redis:
             self.cluster = True
         self._scripts: dict[tuple[int, str], Any] = {}
         self._scripts_lock = threading.Lock()
-        self._by_loop: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        # This loop's asyncio client (made from the URL or mirrored from the sync client).
+        self._by_loop: _scoped.PerLoop[_LoopClient] = _scoped.PerLoop(self._new_aclient)
+        # The loop a customer's asyncio client last ran on: its pooled connections belong to it.
+        self._given_loop: Optional[weakref.ref[asyncio.AbstractEventLoop]] = None
+        self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
+
+    def _after_fork(self) -> None:
+        """In a forked child: locks made anew (a parent's thread may have held one); the
+        per-loop clients are dropped by ``PerLoop`` and the sync pool resets itself by pid.
+        A customer's asyncio client is emptied of the parent's connections (not closed: the
+        parent still uses them), as redis-py does for a sync pool in a child."""
+        self._mode_lock = threading.Lock()
+        self._scripts_lock = threading.Lock()
+        self._given_loop = None
+        self._reset_given()
+
+    def _reset_given(self) -> None:
+        """Empty the customer's asyncio client's pool without closing its connections (their
+        loop is closed, or they are the parent's): it opens new ones on the next call."""
+        pool = getattr(self._given_async, "connection_pool", None)
+        reset = getattr(pool, "reset", None)
+        if callable(reset):
+            reset()
+
+    def _follow_loop(self) -> None:
+        """A customer's asyncio client used on a new loop after its last one closed
+        (``asyncio.run`` twice, ``async_to_sync``): its pooled connections belong to the closed
+        loop and would fail (``Event loop is closed``), so the pool starts empty. A client in
+        use on another loop that is still open is left as it is (redis-py's rule: one loop)."""
+        loop = asyncio.get_running_loop()
+        ref = self._given_loop
+        last = ref() if ref is not None else None
+        if last is loop:
+            return
+        if ref is not None and (last is None or last.is_closed()):
+            self._reset_given()
+        self._given_loop = weakref.ref(loop)
 
     def __repr__(self) -> str:
         """The store as its URL, password redacted (``'redis://:***@host:port/0'``): every
@@ -360,14 +418,19 @@ class Redis:
         return [item.on(cluster) if isinstance(item, Name) else item for item in items]
 
     def script(self, client: Any, source: str) -> Any:
-        """``source`` registered on ``client`` once (redis-py reloads it after a NOSCRIPT)."""
+        """``source`` registered on ``client`` once (redis-py reloads it after a NOSCRIPT).
+
+        A loop's own client keeps its scripts beside it, so that both are dropped with the
+        loop: a cache here would keep every closed loop's client, and its connections, alive."""
+        mine = self._by_loop.peek()
+        scripts = mine.scripts if mine is not None and mine.client is client else self._scripts
         key = (id(client), source)
-        script = self._scripts.get(key)
+        script = scripts.get(key)
         if script is None:
             with self._scripts_lock:
-                script = self._scripts.get(key)
+                script = scripts.get(key)
                 if script is None:
-                    script = self._scripts[key] = client.register_script(source)
+                    script = scripts[key] = client.register_script(source)
         return script
 
     # -- sync ----------------------------------------------------------------------------
@@ -397,7 +460,7 @@ class Redis:
         """Run a Lua script (atomic on the server) and return its reply. ``timeout``
         (seconds) shortens this call's bound below the socket timeout, on a client made
         here (redis-py has no per-command timeout: the call gets a connection of its own
-        from the pool, with that timeout on its socket)."""
+        from the pool and waits for its reply up to ``timeout``)."""
         with self.errors():
             self.ready()
             client = self.client()
@@ -416,30 +479,32 @@ class Redis:
             return any(client.exists(key) for key in self.names(keys))
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """The script on a connection of its own, its reply awaited up to ``timeout`` (the
+        connection's public ``can_read``; the socket timeout still bounds a reply begun)."""
+        deadline = time.monotonic() + timeout
         pool = client.connection_pool
         try:
             conn = pool.get_connection()
         except TypeError:  # redis-py before 5.3 names the command
             conn = pool.get_connection("EVALSHA")
+
+        def reply(command: str) -> Any:
+            if not conn.can_read(timeout=max(0.0, deadline - time.monotonic())):
+                raise self._driver.exceptions.TimeoutError(f"no reply within {timeout:g} s")
+            return client.parse_response(conn, command)
+
         try:
-            sock = getattr(conn, "_sock", None)
-            if sock is not None:
-                sock.settimeout(timeout)
             script = self.script(client, source)
-            noscript = self._driver.exceptions.NoScriptError
             try:
                 conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
-                return client.parse_response(conn, "EVALSHA")
-            except noscript:  # a restarted server: load it, then run it
+                return reply("EVALSHA")
+            except self._driver.exceptions.NoScriptError:  # a restarted server: load it, then run it
                 conn.send_command("EVAL", source, len(keys), *keys, *args)
-                return client.parse_response(conn, "EVAL")
+                return reply("EVAL")
         except BaseException:
             conn.disconnect()  # a reply may still be on its way: this connection is done
             raise
         finally:
-            sock = getattr(conn, "_sock", None)
-            if sock is not None:
-                sock.settimeout(self.socket_timeout)
             pool.release(conn)
 
     def respell(self, prefix: str, rests: Optional[Sequence[str]] = None, *, dry_run: bool = False) -> list[tuple[str, str]]:
@@ -492,23 +557,20 @@ class Redis:
     def aclient(self) -> Any:
         """This event loop's async client, or ``None``: use the sync one in a worker thread."""
         if self._given_async is not None:
+            self._follow_loop()
             return self._given_async
-        loop = asyncio.get_running_loop()
-        client = self._by_loop.get(loop)
-        if client is None:
-            if self._sentinel is not None:
-                client = self._sentinel_master(sync=False)
-            elif self.url is not None:
-                if self.cluster is None:
-                    raise RuntimeError("aready() first")  # pragma: no cover - every caller does
-                client = (self._cluster_from_url(sync=False) if self.cluster
-                          else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
-            else:
-                client = self._mirror()
-                if client is None:
-                    return None
-            self._by_loop[loop] = client
-        return client
+        return self._by_loop.get().client
+
+    def _new_aclient(self) -> _LoopClient:
+        """An asyncio client for the running loop (``PerLoop`` calls it once per loop)."""
+        if self._sentinel is not None:
+            return _LoopClient(self._sentinel_master(sync=False))
+        if self.url is not None:
+            if self.cluster is None:
+                raise RuntimeError("aready() first")  # pragma: no cover - every caller does
+            return _LoopClient(self._cluster_from_url(sync=False) if self.cluster
+                               else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
+        return _LoopClient(self._mirror())
 
     def _mirror(self) -> Any:
         """An asyncio client with the customer's sync client's settings, or ``None`` (offload)."""
@@ -544,7 +606,14 @@ class Redis:
     async def aclose(self) -> None:
         """Close the sync client made from a URL and this loop's async client made here."""
         self.close()
-        client = self._by_loop.pop(asyncio.get_running_loop(), None)
+        mine = self._by_loop.take()
+        client = mine.client if mine is not None else None
         if client is not None:
             with self.errors():
                 await client.aclose()
+
+
+def _after_fork(runner: weakref.ref[Redis]) -> None:
+    owner = runner()
+    if owner is not None:
+        owner._after_fork()

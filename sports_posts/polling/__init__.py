@@ -102,4 +102,4 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
-    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._params", "._algorithm", "._async", "._config", "._lease", "._skew", "._state", "._sync", ".checkpoints"))
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._params",))

@@ -13,11 +13,13 @@ connection lives (no expiry, no takeover), and a transaction-mode pooler breaks 
 
 from __future__ import annotations
 
+import functools
 import os
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from .. import _telemetry
+from .. import _scoped, _telemetry
 from .._errors import ParameterError
 from .._stores import runner_for
 from .._stores.redis import Name
@@ -134,6 +136,19 @@ class LeaseStatus:
     expires_in: Optional[float]
 
 
+def _holder_name() -> str:
+    import socket  # here, not at import: most pollers run without a lease
+
+    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+
+
+def _forked(lease: weakref.ref[Lease]) -> None:
+    """In a forked child: another holder, holding nothing (the parent's lease stays the parent's)."""
+    owner = lease()
+    if owner is not None:
+        owner.holder, owner.token = _holder_name(), None
+
+
 class Lease:
     """One poller per ``key`` across every process that names the same store and key.
 
@@ -164,14 +179,14 @@ class Lease:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
         self.key = key
         self.ttl: float = float(ttl)
-        import socket  # here, not at import: most pollers run without a lease
-
-        self.holder: str = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        self.holder: str = _holder_name()
         """This ``Lease``'s name in the store while it holds the lease: host, process id and
-        a random suffix (what ``status().holder`` shows, and what logs can print)."""
+        a random suffix (what ``status().holder`` shows, and what logs can print). A forked
+        child gets a name of its own: it does not hold its parent's lease."""
         self.token: Optional[int] = None
         """The fencing token of the lease held, ``None`` while not held: the number the
         checkpoint compares, growing with every new holder (log it with the holder)."""
+        self._fork_handle = _scoped.on_fork(functools.partial(_forked, weakref.ref(self)))
         self._runner = runner_for(store, owner=f"Lease {key!r}", connect_timeout=connect_timeout,
                                   statement_timeout=statement_timeout)
 

@@ -154,4 +154,4 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
-    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._errors", ".._vocabulary", ".errors", ".signature"))
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__, eager=(".._errors", ".._vocabulary"))

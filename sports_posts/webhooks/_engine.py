@@ -21,10 +21,11 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from typing import Any, Callable, Optional, Union
 
+from .. import _scoped
 from . import _decision as decision
 from ._decision import WebhookResponse
 from ._store import lease_of
-from .dedupe import AsyncDedupeStore, DedupeStore
+from .dedupe._protocol import AsyncDedupeStore, DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .errors import StoreDataLostError, StoreUnavailableError
 from .events import WebhookEvent
@@ -80,10 +81,25 @@ class HandlerEngine:
         self._pause = pause
         self._settled = threading.Condition()
         self._waiters = 0
-        self._pool: Optional[ThreadPoolExecutor] = None
+        # The handler threads belong to the process that started them: a forked child (gunicorn
+        # --preload, Celery prefork) starts its own on first use; the parent's are left alone.
+        self._pool: _scoped.PerProcess[ThreadPoolExecutor] = _scoped.PerProcess(self._new_pool)
         self._lock = threading.Lock()
         self._futures: set[Future[bool]] = set()
         self.tasks: set[asyncio.Future[bool]] = set()  # handler tasks, and handlers waiting on a request's task
+        self._loops = threading.local()
+
+    def after_fork(self, stopping: threading.Event) -> None:
+        """In a forked child (the receiver calls it from ``_scoped.on_fork``): the parent's
+        threads, their futures and tasks, and the loops of its threads do not exist here, and a
+        lock or condition may have been held by one of them at the fork; all are made anew.
+        The pool is ``PerProcess``: the child starts its own threads on first use."""
+        self._stopping = stopping
+        self._lock = threading.Lock()
+        self._settled = threading.Condition()
+        self._waiters = 0
+        self._futures = set()
+        self.tasks = set()
         self._loops = threading.local()
 
     def wait_settled(self, seconds: float) -> None:
@@ -109,11 +125,11 @@ class HandlerEngine:
                 self._settled.notify_all()
 
     def pool(self) -> ThreadPoolExecutor:
-        """The handler threads, started on first use."""
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._max_workers, thread_name_prefix="sports-posts-webhook")
-            return self._pool
+        """This process's handler threads, started on first use."""
+        return self._pool.get()
+
+    def _new_pool(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(self._max_workers, thread_name_prefix="sports-posts-webhook")
 
     def _submit(self, event: WebhookEvent, key: str) -> Future[bool]:
         future = self.executor().submit(self._run_sync, event, key)
@@ -316,8 +332,7 @@ class HandlerEngine:
 
     def shutdown(self) -> None:
         """Stop the thread pool once the handlers already dispatched have ended."""
-        with self._lock:
-            pool, self._pool = self._pool, None
+        pool = self._pool.take()
         if pool is not None:
             pool.shutdown(wait=True)
 

@@ -14,7 +14,8 @@ from .._errors import WebhookPayloadError
 from ._engine import HandlerEngine
 from ._store import lease_of
 from .events import parse_event
-from .inbox import Inbox, InboxEntry
+from .inbox._entry import InboxEntry
+from .inbox._protocol import Inbox
 
 __all__ = ["InboxWorker"]
 
@@ -47,6 +48,16 @@ class InboxWorker:
         self._stopping, self._wake, self._clock = stopping, wake, clock
         self._lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
+        self.resume = False  # started before a fork: the child starts its own thread on its first request
+
+    def after_fork(self, stopping: threading.Event, wake: threading.Event) -> None:
+        """In a forked child: the parent's worker thread does not run here. A worker started
+        before the fork is started again in the child by its first request (or ``start``),
+        not by the fork itself: a child that never receives starts no thread."""
+        self._stopping, self._wake = stopping, wake
+        self._lock = threading.Lock()
+        self.resume = self._thread is not None and not stopping.is_set()
+        self._thread = None
 
     def run_once(self, limit: int = 16) -> int:
         """Process the entries that are due now; returns how many were taken."""
@@ -106,6 +117,7 @@ class InboxWorker:
         if not self._start_worker:
             return
         with self._lock:
+            self.resume = False
             if self._thread is not None and self._thread.is_alive():
                 return
             self._stopping.clear()

@@ -37,7 +37,7 @@ from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Union
 
-from .. import _utils
+from .. import _scoped, _utils
 from .._errors import ParameterError
 from .._vocabulary import WebhookHeaders, header_names_or_default
 from . import _decision as decision
@@ -46,7 +46,7 @@ from ._decision import WebhookResponse
 from ._engine import MAX_WORKERS_LIMIT, HandlerEngine
 from ._inbox_worker import InboxWorker
 from ._traced import traced_delivery, traced_delivery_async
-from .dedupe import DedupeStore
+from .dedupe._protocol import DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .events import (
     DEFAULT_CLOCK_SKEW,
@@ -55,7 +55,7 @@ from .events import (
     check_replay_window,
 )
 from .filters import SubscriptionFilter
-from .inbox import Inbox
+from .inbox._protocol import Inbox
 from .signature import Headers, Payload, Secret, signature_and_delivery
 
 _response = decision.response
@@ -92,6 +92,12 @@ def _executor_of(receiver: weakref.ref[WebhookReceiver]) -> ThreadPoolExecutor:
     return owner._executor()
 
 
+def _after_fork(receiver: weakref.ref[WebhookReceiver]) -> None:
+    owner = receiver()
+    if owner is not None:
+        owner._after_fork()
+
+
 def _delivery_id(receiver: WebhookReceiver, headers: Headers) -> Optional[str]:
     """The delivery id of a request, for its telemetry span: the one its handling read
     unless another request was read since (the headers are then read again)."""
@@ -119,6 +125,10 @@ class WebhookReceiver:
 
     ``header_names`` reads the signature and delivery id under other names than spec 6.2's,
     for a proxy or white-label deployment that renames them (``WebhookHeaders.with_prefix``).
+
+    One receiver serves many threads and tasks at once, and survives a fork (gunicorn
+    ``--preload``, Celery prefork): a child makes its own thread pool, locks and events, and
+    starts its inbox worker again on its first request if it had been started.
     """
 
     def __init__(
@@ -177,6 +187,23 @@ class WebhookReceiver:
                 stopping=self._stopping, wake=self._wake, clock=lambda: _clock(),
             )
         self._last_read: tuple[object, Optional[str]] = (None, None)  # headers, delivery id
+        # A forked child remakes what belongs to the parent's threads (held weakly: the
+        # handle must not keep the receiver alive).
+        self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
+
+    def _after_fork(self) -> None:
+        """In a forked child (gunicorn ``--preload``, Celery prefork, ``os.fork``): new events,
+        locks and conditions (a parent's thread may have held one at the fork), no parent
+        futures or tasks, and a thread pool of its own on first use. The inbox worker, if it
+        was started, starts again on the child's first request or ``start``. The parent's
+        threads and pool are not touched."""
+        stopping, wake = threading.Event(), threading.Event()
+        if self._stopping.is_set():  # a closed receiver stays closed
+            stopping.set()
+        self._stopping, self._wake = stopping, wake
+        self._engine.after_fork(stopping)
+        if self._worker is not None:
+            self._worker.after_fork(stopping, wake)
 
     def _executor(self) -> ThreadPoolExecutor:
         """The handler threads (a test may stand in for them)."""
@@ -221,6 +248,9 @@ class WebhookReceiver:
     ) -> tuple[Optional[WebhookResponse], Optional[WebhookEvent], float]:
         """The head of ``handle`` and ``handle_async``: read and verify the request; the answer
         when it ends here, else the event still to be claimed; and when the request started."""
+        worker = self._worker
+        if worker is not None and worker.resume:  # started before a fork: this child's first request
+            self._resume_worker(worker)
         signature, delivery_id = signature_and_delivery(headers, self.header_names)
         self._last_read = (headers, delivery_id)
         started = time.monotonic()
@@ -299,6 +329,13 @@ class WebhookReceiver:
                     answer = await engine.astore(operation, key)
         except StopIteration as stop:
             return str(stop.value)
+
+    @staticmethod
+    def _resume_worker(worker: InboxWorker) -> None:
+        try:
+            worker.ensure_started()
+        except Exception:  # the rows wait in the inbox: start() or the next request tries again
+            logger.exception("could not start the inbox worker again after a fork")
 
     def _enqueue(self, body: Payload, event: WebhookEvent, key: str) -> WebhookResponse:
         """Inbox mode: commit the event, then acknowledge; the worker runs the handler."""

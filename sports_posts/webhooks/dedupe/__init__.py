@@ -11,59 +11,41 @@ cannot complete or release a claim that another worker now holds.
 
 from __future__ import annotations
 
-from typing_extensions import Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
-from .._store import DEFAULT_LEASE, DEFAULT_TTL
+from ..._utils import attach
+
+if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
+    from .._store import DEFAULT_LEASE as DEFAULT_LEASE
+    from .._store import DEFAULT_TTL as DEFAULT_TTL
+    from ._protocol import AsyncDedupeStore as AsyncDedupeStore
+    from ._protocol import DedupeStore as DedupeStore
+    from .memory import MemoryDedupeStore as MemoryDedupeStore
+    from .redis import RedisDedupeStore as RedisDedupeStore
+    from .sqlite import SQLiteDedupeStore as SQLiteDedupeStore
 
 __all__ = [
+    "AsyncDedupeStore",
     "DEFAULT_LEASE",
     "DEFAULT_TTL",
-    "AsyncDedupeStore",
     "DedupeStore",
     "MemoryDedupeStore",
     "RedisDedupeStore",
     "SQLiteDedupeStore",
 ]
 
+# Each public name and the module that defines it: the package imports none of its own
+# modules at load time (tests/test_import_threads.py), so that a thread importing
+# ``dedupe.memory`` first never waits for a package that waits for it.
+_LAZY = {
+    "DEFAULT_LEASE": ".._store",
+    "DEFAULT_TTL": ".._store",
+    "AsyncDedupeStore": "._protocol",
+    "DedupeStore": "._protocol",
+    "MemoryDedupeStore": ".memory",
+    "RedisDedupeStore": ".redis",
+    "SQLiteDedupeStore": ".sqlite",
+}
 
-@runtime_checkable
-class DedupeStore(Protocol):
-    """What [`WebhookReceiver`][sports_posts.webhooks.WebhookReceiver] needs from a store; write your own against this."""
-
-    def claim(self, key: str) -> bool:
-        """Atomically claim ``key``; true only for the first claimant (or after its lease lapsed)."""
-        ...
-
-    def complete(self, key: str) -> None:
-        """Mark ``key`` done: every later claim fails until the ttl passes."""
-        ...
-
-    def release(self, key: str) -> None:
-        """Free a claim whose processing failed, so that the next retry is processed."""
-        ...
-
-    def is_complete(self, key: str) -> bool:
-        """Whether ``key`` is done (as opposed to claimed and still in flight)."""
-        ...
-
-
-@runtime_checkable
-class AsyncDedupeStore(Protocol):
-    """A store with a native async path: ``WebhookReceiver.handle_async`` awaits these
-    instead of sending the sync methods to a thread. Stores whose I/O blocks (SQLite) leave
-    them out and are offloaded."""
-
-    async def aclaim(self, key: str) -> bool: ...
-
-    async def acomplete(self, key: str) -> None: ...
-
-    async def arelease(self, key: str) -> None: ...
-
-    async def ais_complete(self, key: str) -> bool: ...
-
-
-
-# The stores, importable from here as before (each module holds one engine).
-from .memory import MemoryDedupeStore  # noqa: E402
-from .redis import RedisDedupeStore  # noqa: E402
-from .sqlite import SQLiteDedupeStore  # noqa: E402
+if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__)

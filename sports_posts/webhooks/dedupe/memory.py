@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Callable
 
+from ... import _scoped
 from .._store import DEFAULT_LEASE, DEFAULT_TTL, check_ttl_and_lease
 
 if TYPE_CHECKING:
@@ -20,7 +23,12 @@ __all__ = ["MemoryDedupeStore"]
 
 
 class MemoryDedupeStore:
-    """In-process store for one worker process and tests; forgets everything on restart."""
+    """In-process store for one worker process and tests; forgets everything on restart.
+
+    Per process: a forked child (gunicorn ``--preload``, Celery prefork) starts with a copy of
+    the keys its parent held at the fork and goes on alone; neither sees the other's later
+    claims. Several processes that must not handle a story twice share a SQLite, Redis or
+    PostgreSQL store instead."""
 
     def __init__(
         self, *, ttl: float = DEFAULT_TTL, lease: float = DEFAULT_LEASE, clock: Clock = time.time
@@ -30,6 +38,8 @@ class MemoryDedupeStore:
         self.ttl, self.lease = check_ttl_and_lease(ttl, lease)
         self._clock = clock
         self._lock = threading.Lock()
+        # A parent's thread may have held the lock at a fork: the child makes its own.
+        self._fork_handle = _scoped.on_fork(functools.partial(_new_lock, weakref.ref(self)))
         self._entries: dict[str, tuple[str, float]] = {}  # key -> ("p" or "", expires_at)
         self._next_sweep = 0.0
 
@@ -87,3 +97,9 @@ class MemoryDedupeStore:
         for key in [k for k, (_, expires) in self._entries.items() if expires <= now]:
             del self._entries[key]
 
+
+
+def _new_lock(store: weakref.ref[MemoryDedupeStore]) -> None:
+    owner = store()
+    if owner is not None:
+        owner._lock = threading.Lock()

@@ -7,6 +7,7 @@ import threading
 import uuid
 from typing import TYPE_CHECKING, Any, Callable
 
+from ... import _scoped
 from ..._stores.redis import Name, Redis
 from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimStatus, ClaimTokens, check_ttl_and_lease
 from ..errors import StoreDataLostError
@@ -101,7 +102,7 @@ class RedisDedupeStore:
         self._epoch = ""  # the marker value seen; '' until the first call
         self._tokens: dict[str, str] = {}
         self._new_token = ClaimTokens()
-        self._tokens_lock = threading.Lock()
+        self._tokens_lock = _scoped.PerProcess(threading.Lock)  # a parent's thread may hold it at a fork
 
     def __repr__(self) -> str:
         return f"RedisDedupeStore({self._redis!r}, prefix={self.prefix!r}, ttl={self.ttl:g}, lease={self.lease:g})"
@@ -116,7 +117,7 @@ class RedisDedupeStore:
             token = self._new_token()
             extra: list[Any] = ["p:" + token, int(self.lease * 1000)]
         elif op in ("complete", "release"):
-            with self._tokens_lock:
+            with self._tokens_lock.get():
                 token = self._tokens.pop(key, "")
             extra = [token, int(self.ttl * 1000)]
         else:
@@ -138,7 +139,7 @@ class RedisDedupeStore:
         if not self._epoch:
             self._epoch = marker.decode() if isinstance(marker, bytes) else str(marker)
         if op == "claim" and code:
-            with self._tokens_lock:
+            with self._tokens_lock.get():
                 self._tokens[key] = args[2][2:]
         if op == "complete" and not code:
             logger.warning("completed %s after its lease lapsed; another worker may process it too", key)

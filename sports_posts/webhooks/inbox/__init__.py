@@ -11,67 +11,29 @@ PostgreSQL (``inbox.postgres``) or Redis (``inbox.redis``).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING
 
-from typing_extensions import Protocol, runtime_checkable
+from ..._utils import attach
 
-from ._entry import DEFAULT_BACKOFF, DIED, InboxEntry
+if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
+    from ._entry import DEFAULT_BACKOFF as DEFAULT_BACKOFF
+    from ._entry import DIED as DIED
+    from ._entry import InboxEntry as InboxEntry
+    from ._protocol import Inbox as Inbox
+    from .sqlite import SQLiteInbox as SQLiteInbox
 
 __all__ = ["DEFAULT_BACKOFF", "DIED", "Inbox", "InboxEntry", "SQLiteInbox"]
 
+# Each public name and the module that defines it: the package imports none of its own
+# modules at load time (tests/test_import_threads.py), so that a thread importing
+# ``inbox.sqlite`` first never waits for a package that waits for it.
+_LAZY = {
+    "DEFAULT_BACKOFF": "._entry",
+    "DIED": "._entry",
+    "Inbox": "._protocol",
+    "InboxEntry": "._entry",
+    "SQLiteInbox": ".sqlite",
+}
 
-@runtime_checkable
-class Inbox(Protocol):
-    """A durable queue of verified events: stored before the 2xx, drained with leases and retries.
-
-    ``take_due`` leases entries to one worker; ``mark_done``/``mark_failed`` only count for
-    the worker whose lease (``InboxEntry.token``) is still current.
-    """
-
-    def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
-        """Store an event; false when ``key`` is already stored."""
-        ...
-
-    def take_due(self, limit: int = 16) -> list[InboxEntry]:
-        """Lease up to ``limit`` due entries, including those of a worker that died."""
-        ...
-
-    def get(self, key: str) -> Optional[InboxEntry]:
-        """The stored entry of ``key``, whatever its state."""
-        ...
-
-    def mark_done(self, entry: InboxEntry) -> None:
-        """The handler succeeded."""
-        ...
-
-    def mark_failed(self, entry: InboxEntry, error: str, *, permanent: bool = False) -> str:
-        """The handler raised: retry later or ``dead``; returns the new state."""
-        ...
-
-    def next_due(self) -> Optional[float]:
-        """When (epoch seconds) the earliest entry falls due, or ``None``."""
-        ...
-
-    def counts(self) -> dict[str, int]:
-        """Entries per state: ``pending``, ``processing``, ``done``, ``dead``."""
-        ...
-
-    def dead(self) -> list[InboxEntry]:
-        """Entries that failed too often, for a person to inspect."""
-        ...
-
-    def requeue(self, key: str) -> bool:
-        """Give a dead entry a fresh set of attempts."""
-        ...
-
-    def purge_dead(self) -> int:
-        """Delete every dead entry; returns how many."""
-        ...
-
-    def close(self) -> None:
-        """Release connections."""
-        ...
-
-
-# The SQLite inbox, importable from here as before.
-from .sqlite import SQLiteInbox  # noqa: E402
+if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
+    __getattr__, __dir__ = attach(__name__, _LAZY, __all__)

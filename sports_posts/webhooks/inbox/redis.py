@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import uuid
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from ... import _utils
+from ... import _scoped, _utils
 from ..._errors import ParameterError
 from ..._stores.redis import Name, Redis
 from .._store import (
@@ -253,6 +252,10 @@ def _entry(key: str, body: Any, delivery: Any, attempts: Any, state: Any, error:
     )
 
 
+def _consumer_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
 class RedisInbox(InboxPolicy):
     """A durable inbox on a Redis stream, shared by receivers and workers on many machines.
 
@@ -288,9 +291,10 @@ class RedisInbox(InboxPolicy):
         self._redis = Redis("RedisInbox", client_or_url, socket_timeout=socket_timeout)
         self._errors = self._redis.driver_errors
         self.url: Optional[str] = self._redis.url
-        self._lock = threading.Lock()
         self._group_ready = False
-        self._consumer: tuple[int, str] = (0, "")
+        # A consumer of the group per process: a forked child is another consumer (os.fork,
+        # gunicorn --preload, Celery prefork), noticed by _scoped's fork hook.
+        self._consumer: _scoped.PerProcess[str] = _scoped.PerProcess(_consumer_name)
 
     def __repr__(self) -> str:
         return f"RedisInbox({self._redis!r}, prefix={self.prefix!r}, max_attempts={self.max_attempts})"
@@ -306,10 +310,7 @@ class RedisInbox(InboxPolicy):
     @property
     def consumer(self) -> str:
         """This process's consumer name in the group (host, pid, and a random tail)."""
-        pid = os.getpid()
-        if self._consumer[0] != pid:  # a forked child is another consumer
-            self._consumer = (pid, f"{socket.gethostname()}:{pid}:{uuid.uuid4().hex[:8]}")
-        return self._consumer[1]
+        return self._consumer.get()
 
     def _now(self) -> str:
         return "" if self._clock is None else repr(float(self._clock()))
