@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     import redis.asyncio
     import redis.cluster
 
+    from .errors import SCHEMES as SCHEMES
     from .errors import CoordinationError as CoordinationError
     from .errors import StoreError as StoreError
     from .errors import StoreUnavailableError as StoreUnavailableError
     from .errors import redact_url as redact_url
     from .errors import scrub as scrub
+    from .errors import store_kind as store_kind
 
 __all__ = [
     "CoordinationError",
@@ -34,24 +36,6 @@ __all__ = [
     "scrub",
     "store_kind",
 ]
-
-SCHEMES: dict[str, tuple[str, ...]] = {
-    "redis": ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"),
-    "postgres": ("postgresql", "postgres"),
-    "sqlite": ("sqlite", "file"),
-}
-"""Every store URL scheme, by engine: the one table the stores and the command line read."""
-
-
-def store_kind(target: str) -> str:
-    """``"redis"``, ``"postgres"`` or ``"sqlite"`` for a store URL (a libpq keyword DSN is
-    PostgreSQL's, a plain path SQLite's), or ``""`` for a scheme no store takes."""
-    if "://" not in target:
-        from .errors import is_keyword_dsn
-
-        return "postgres" if is_keyword_dsn(target) else "sqlite"
-    scheme = target.split("://", 1)[0].lower()
-    return next((kind for kind, schemes in SCHEMES.items() if scheme in schemes), "")
 
 StoreTarget = Union[
     str,
@@ -71,7 +55,8 @@ type checkers only."""
 # The error family loads on first use: this package imports none of its own modules at load
 # time, so that a thread importing ``_stores.errors`` first (``webhooks.errors`` does) never
 # waits for a package that waits for it (tests/test_import_threads.py).
-_FROM_ERRORS = frozenset(("CoordinationError", "StoreError", "StoreUnavailableError", "redact_url", "scrub"))
+_FROM_ERRORS = frozenset(("SCHEMES", "CoordinationError", "StoreError", "StoreUnavailableError", "redact_url",
+                          "scrub", "store_kind"))
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
 
@@ -96,7 +81,7 @@ def runner_for(
     """A ``postgres.Postgres`` or ``redis.Redis`` chosen by URL scheme or client type, raising
     ``CoordinationError`` (the fleet objects' error) on a driver failure. On Redis,
     ``statement_timeout`` is the socket timeout of a client made here."""
-    from .errors import CoordinationError, redact_url
+    from .errors import CoordinationError, redact_url, store_kind
 
     if isinstance(store, str):
         kind = store_kind(store)

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 from .._errors import ParameterError, SportsPostsError
 
 __all__ = [
+    "SCHEMES",
     "CoordinationError",
     "StoreError",
     "StoreUnavailableError",
@@ -30,6 +31,7 @@ __all__ = [
     "missing_extra",
     "redact_url",
     "scrub",
+    "store_kind",
     "translated",
 ]
 
@@ -219,6 +221,23 @@ def describe_url(url: str) -> str:
     where = ",".join(f"{host}:{port}" if port else host for host, port in hosts)
     path = parts.path.strip("/")
     return f"{where}/{path}" if path else where
+
+
+SCHEMES: dict[str, tuple[str, ...]] = {
+    "redis": ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"),
+    "postgres": ("postgresql", "postgres"),
+    "sqlite": ("sqlite", "file"),
+}
+"""Every store URL scheme, by engine: the one table the stores and the command line read."""
+
+
+def store_kind(target: str) -> str:
+    """``"redis"``, ``"postgres"`` or ``"sqlite"`` for a store URL (a libpq keyword DSN is
+    PostgreSQL's, a plain path SQLite's), or ``""`` for a scheme no store takes."""
+    if "://" not in target:
+        return "postgres" if is_keyword_dsn(target) else "sqlite"
+    scheme = target.split("://", 1)[0].lower()
+    return next((kind for kind, schemes in SCHEMES.items() if scheme in schemes), "")
 
 
 _EXTRAS = {"redis": "redis", "psycopg": "postgres"}

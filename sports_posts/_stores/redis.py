@@ -37,8 +37,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .. import _scoped, _utils
 from .._errors import ParameterError
-from . import SCHEMES
 from .errors import (
+    SCHEMES,
     StoreError,
     check_url,
     describe_url,
@@ -48,7 +48,7 @@ from .errors import (
     translated,
 )
 
-__all__ = ["Name", "Redis", "has_hash_tag", "tagged"]
+__all__ = ["DEFAULT_MAX_CONNECTIONS", "Name", "Redis", "has_hash_tag", "tagged"]
 
 _SCHEMES = SCHEMES["redis"]  # the store layer's one table of URL schemes
 _CLUSTER = tuple(scheme for scheme in _SCHEMES if scheme.endswith("+cluster"))
@@ -65,10 +65,6 @@ def tagged(prefix: str, cluster: bool) -> str:
     """``prefix`` as the start of a key: on a cluster, wrapped in a hash tag unless it has one,
     so that every key made from it lands in one slot."""
     return "{" + prefix + "}" if cluster and not has_hash_tag(prefix) else prefix
-
-
-def _text(name: Any) -> str:
-    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 class Name(str):
@@ -149,6 +145,11 @@ class _LoopClient:
         self.scripts: dict[tuple[int, str], Any] = {}
 
 
+DEFAULT_MAX_CONNECTIONS = 100
+"""Connections a client made from a URL opens at most, per process and per event loop: calls
+in flight beyond them wait for one (within the call's connect timeout) rather than fail."""
+
+
 class Redis:
     """Where a store's commands and scripts run: a ``redis://`` (``redis+cluster://``,
     ``redis+sentinel://``) URL, a ``redis.Redis`` (a Sentinel's ``master_for`` included), a
@@ -173,8 +174,10 @@ class Redis:
         async_client: Any = None,
         error: type[StoreError] = StoreError,
         parameter: str = "client_or_url",
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
         self.owner = owner
+        self.max_connections = _utils.positive_int("max_connections", max_connections)
         self._error = error
         redis = import_driver("redis", owner)
         redis_asyncio = import_driver("redis.asyncio", owner)
@@ -220,7 +223,7 @@ class Redis:
                         redis.Redis.from_url(self._base_url(), **self._timeouts).close()
                     else:
                         self.cluster = None if scheme != "unix" else False
-                        self._client = redis.Redis.from_url(self.url, **self._timeouts)
+                        self._client = self._pooled(redis, self.url)
                 except (ValueError, TypeError):  # the driver's message would quote the URL
                     raise ParameterError(
                         f"{owner}: not a valid redis URL: {redact_url(self.url)!r}", parameter=parameter
@@ -337,6 +340,17 @@ class Redis:
         assert self.url is not None
         scheme, rest = self.url.split(":", 1)
         return ("rediss" if scheme.lower().startswith("rediss") else "redis") + ":" + rest
+
+    def _pooled(self, module: Any, url: str) -> Any:
+        """A client of ``module`` (``redis`` or ``redis.asyncio``) on a bounded, blocking pool:
+        at most ``max_connections`` per process (per event loop for asyncio), one per call in
+        flight; a call beyond them waits up to ``connect_timeout`` for one to come back, then
+        fails as any unreachable store does. redis-py's default pool raises at once past 100
+        connections (``MaxConnectionsError``), which failed the 101st concurrent delivery."""
+        timeouts = self._timeouts if module is self._driver else self._async_timeouts
+        pool = module.BlockingConnectionPool.from_url(
+            url, max_connections=self.max_connections, timeout=self.connect_timeout, **timeouts)
+        return module.Redis.from_pool(pool)  # the client owns the pool: closing it closes the pool
 
     def _cluster_from_url(self, *, sync: bool) -> Any:
         """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds."""
@@ -507,45 +521,6 @@ class Redis:
         finally:
             pool.release(conn)
 
-    def respell(self, prefix: str, rests: Optional[Sequence[str]] = None, *, dry_run: bool = False) -> list[tuple[str, str]]:
-        """Move the keys under ``prefix`` written for the other kind of deployment (``prefix +
-        rest`` on one server or behind Sentinel, ``{prefix}rest`` on a cluster) to this
-        server's spelling, after a copy by a migration tool (DUMP/RESTORE keeps names).
-
-        ``rests``: only ``prefix + rest`` for each (a lease's ``:lease`` and ``:fence``),
-        else every key that starts with the prefix. A key that already exists under the new
-        name is kept, except a fencing counter (a rest ending in ``:fence``), which takes the
-        larger of the two: a fence never goes back. Values keep their time to live. Returns
-        the (old, new) names moved (or that would move, with ``dry_run``)."""
-        if has_hash_tag(prefix):
-            return []  # spelled the same everywhere
-        with self.errors():
-            cluster = self.ready()
-            client = self.client()
-            old, new = (prefix, tagged(prefix, True)) if cluster else (tagged(prefix, True), prefix)
-            if rests is None:
-                pattern = "".join("\\" + c if c in "*?[]\\" else c for c in old) + "*"
-                names = sorted({_text(name) for name in client.scan_iter(match=pattern, count=1000)})
-                pairs = [(name, new + name[len(old):]) for name in names]
-            else:
-                pairs = [(old + rest, new + rest) for rest in rests if client.exists(old + rest)]
-            if dry_run:
-                return pairs
-            for source, target in pairs:
-                self._move(client, source, target)
-            return pairs
-
-    def _move(self, client: Any, source: str, target: str) -> None:
-        """One key to its new name, on whatever slot each lands (no RENAME: it cannot cross slots)."""
-        if source.endswith(":fence"):
-            value = max(int(client.get(source) or 0), int(client.get(target) or 0))
-            client.set(target, value)
-        elif not client.exists(target):
-            dumped, ttl = client.dump(source), client.pttl(source)
-            if dumped is not None:
-                client.restore(target, max(ttl, 0), dumped, replace=False)
-        client.delete(source)
-
     def close(self) -> None:
         """Close the client made from a URL (a client passed in is the caller's to close)."""
         if self.url is not None and self._client is not None:
@@ -569,7 +544,7 @@ class Redis:
             if self.cluster is None:
                 raise RuntimeError("aready() first")  # pragma: no cover - every caller does
             return _LoopClient(self._cluster_from_url(sync=False) if self.cluster
-                               else self._driver_async.Redis.from_url(self.url, **self._async_timeouts))
+                               else self._pooled(self._driver_async, self.url))
         return _LoopClient(self._mirror())
 
     def _mirror(self) -> Any:

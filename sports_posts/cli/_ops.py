@@ -423,6 +423,7 @@ def _cmd_redis_respell(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     """Respell the SDK's keys for the deployment the URL names, after a migration tool copied
     them from another kind (one server or Sentinel to a cluster, or back)."""
     from .._stores.redis import Redis
+    from .._stores.redis_moves import respell
 
     url = _store_url(args)
     if _store_kind(url) != "redis":
@@ -431,9 +432,9 @@ def _cmd_redis_respell(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     moved: list[tuple[str, str]] = []
     try:
         for prefix in args.dedupe_prefix or ["sports_posts:webhooks:"]:
-            moved += db.respell(prefix, dry_run=args.dry_run)
+            moved += respell(db, prefix, dry_run=args.dry_run)
         for key in args.lease_key or ["sports_posts:poll"]:
-            moved += db.respell(key, [":lease", ":fence"], dry_run=args.dry_run)
+            moved += respell(db, key, [":lease", ":fence"], dry_run=args.dry_run)
         cluster = bool(db.cluster)
     finally:
         db.close()
