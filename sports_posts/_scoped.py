@@ -15,7 +15,6 @@ closing it: closing would send a goodbye on a socket the parent still uses.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import threading
@@ -113,6 +112,8 @@ class PerProcess(_Forkable, Generic[T]):
 def _running_loop() -> Any:
     """The event loop this coroutine runs on: asyncio's, or the run of trio (through anyio),
     named by its ``TrioToken``. ``RuntimeError`` outside of both, as asyncio's own."""
+    import asyncio  # loaded by whoever runs a loop; a sync client's import never pays for it
+
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
@@ -127,6 +128,8 @@ def _running_loop() -> Any:
 
 def _loop_closed(loop: Any) -> bool:
     """Whether ``loop`` (of ``_running_loop``) has ended: nothing can run on it again."""
+    import asyncio
+
     if isinstance(loop, asyncio.AbstractEventLoop):
         return loop.is_closed()
     try:  # a TrioToken: the one public question a finished run answers
