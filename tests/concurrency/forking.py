@@ -24,10 +24,13 @@ client = sp.SportsPosts(api_key=os.environ["SP_API_KEY"], base_url=os.environ["S
                         timeout=15)
 
 
+copy = client.with_options(timeout=14)  # shares the client's pool: one per process too
+
+
 def call(n: int) -> str:
     params = ask(n)
     try:
-        return wrong(params, client.posts.list(**params))
+        return wrong(params, (client if n % 2 else copy).posts.list(**params))
     except sp.SportsPostsError as exc:
         return f"{type(exc).__name__}: {exc}"
 
