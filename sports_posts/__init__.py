@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._errors import BadRequestError as BadRequestError
     from ._errors import CombinedModesWarning as CombinedModesWarning
     from ._errors import GoneError as GoneError
+    from ._errors import HTTPClientScopeError as HTTPClientScopeError
     from ._errors import InternalServerError as InternalServerError
     from ._errors import InvalidParameterError as InvalidParameterError
     from ._errors import InvalidRequestError as InvalidRequestError
@@ -112,6 +113,7 @@ __all__ = [
     "CoordinationError",
     "FileCheckpoint",
     "GoneError",
+    "HTTPClientScopeError",
     "IdItem",
     "IdList",
     "InternalServerError",
@@ -162,6 +164,7 @@ _LAZY = {
     "AuthenticationError": "._errors",
     "BadRequestError": "._errors",
     "GoneError": "._errors",
+    "HTTPClientScopeError": "._errors",
     "InternalServerError": "._errors",
     "InvalidParameterError": "._errors",
     "InvalidRequestError": "._errors",

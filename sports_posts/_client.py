@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import TYPE_CHECKING, Callable, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union, cast
 
 from typing_extensions import Self
 
@@ -31,16 +31,18 @@ from ._errors import ParameterError, SportsPostsError
 from ._http import (
     AsyncClient,
     Client,
+    GivenClient,
+    LoopPool,
     Response,
     Timeout,
     deadline,
-    deadline_client,
     default_stack,
-    own_pool,
+    pool_maker,
     stack_of,
 )
 from ._redact import watch_key
 from ._request import APICall
+from ._scoped import PerLoop, PerProcess
 from ._telemetry import interrupted, traced_flow
 from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
 from ._utils import Done, advance
@@ -106,13 +108,12 @@ _clock = time.monotonic
 
 H = TypeVar("H", Client, AsyncClient)
 
-
 class _ClientBase(Generic[H]):
     """Settings, the pool and the call counter, shared by both clients; no I/O."""
 
     _config: ClientConfig
     _calls: CallCounter
-    _http: H
+    _pools: Any  # PerProcess (sync) or PerLoop (async) of the SDK's pools, or GivenClient
     _owns_http: bool
     _raw: bool = False
 
@@ -164,18 +165,22 @@ class _ClientBase(Generic[H]):
             )
         self._calls = CallCounter()
         self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else self._own_pool()
+        self._pools = GivenClient(http_client) if http_client is not None else self._own_pools()
         watch_key(self, self._config.api_key)  # out of httpx's and httpcore's log records too
 
-    def _own_pool(self) -> H:
+    def _own_pools(self) -> Any:
         raise NotImplementedError
+
+    def _pool_factory(self) -> Callable[[], H]:
+        """What makes this client's pools, in whichever process or loop needs one."""
+        return pool_maker(self._config.stack, self._http_kind, trust_env=not is_local(self._config.base_url))
 
     def _copy(self, config: ClientConfig, *, raw: bool) -> Self:
         """A view of this client with other settings: same pool, same call counter."""
         clone = object.__new__(type(self))
         clone._config = config
         clone._calls = self._calls
-        clone._http = self._http
+        clone._pools = self._pools
         clone._owns_http = False
         clone._raw = raw
         watch_key(clone, config.api_key)  # a copy may outlive the client it came from
@@ -285,13 +290,32 @@ class SportsPosts(_ClientBase[Client]):
 
         return SportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
-    def _own_pool(self) -> Client:
-        return deadline_client(self._config.stack, trust_env=not is_local(self._config.base_url))
+    def _own_pools(self) -> PerProcess[Client]:
+        pools = PerProcess(self._pool_factory())
+        pools.get()  # this process's pool, made now; a forked child makes its own on first use
+        return pools
+
+    @property
+    def _http(self) -> Client:
+        """The pool this process sends through, or the caller's client."""
+        if isinstance(self._pools, GivenClient):
+            return cast(Client, self._pools.http)
+        return cast(Client, self._pools.get())
+
+    def _pool(self) -> Client:
+        """The pool a call sends through: this process's own, or the caller's client if it
+        may serve this process (``HTTPClientScopeError`` in a child forked after it sent)."""
+        if isinstance(self._pools, GivenClient):
+            return cast(Client, self._pools.in_process(type(self).__name__))
+        return cast(Client, self._pools.get())
 
     def close(self) -> None:
-        """Close the connection pool, unless it was passed in by the caller."""
+        """Close this process's connection pool, unless it was passed in by the caller (a
+        forked child never touches its parent's pool: it makes its own on its first call)."""
         if self._owns_http:
-            self._http.close()
+            pool = self._pools.peek()
+            if pool is not None:
+                pool.close()
 
     def __enter__(self) -> SportsPosts:
         return self
@@ -301,7 +325,7 @@ class SportsPosts(_ClientBase[Client]):
     ) -> None:
         self.close()
 
-    def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
+    def _send(self, send: Send, budget: Optional[CallBudget], http: Client) -> Outcome:
         """Draw from the budget, send, then read the body chunk by chunk while the reader
         allows; the pool's streams end each step by the attempt's deadline."""
         if budget is not None:
@@ -324,9 +348,9 @@ class SportsPosts(_ClientBase[Client]):
         try:
             with deadline(send.reader.deadline, _clock):
                 # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-                response = self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+                response = http.send(send.request, stream=True, auth=None, follow_redirects=False)
                 if response.next_request is not None:  # a redirect: followed hop by hop, if at all
-                    response = self._follow(response)
+                    response = self._follow(response, http)
                 try:
                     if send.reader.begin(response):
                         for chunk in response.iter_raw():
@@ -338,26 +362,27 @@ class SportsPosts(_ClientBase[Client]):
         except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL, SportsPostsError) as exc:
             return exc
 
-    def _follow(self, response: Response) -> Response:
+    def _follow(self, response: Response, http: Client) -> Response:
         """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
         history: list[Response] = []
         while True:
             try:
-                hop = redirect_hop(response, history, self._http, self._config)
+                hop = redirect_hop(response, history, http, self._config)
             except BaseException:
                 response.close()
                 raise
             if hop is None:
                 break
             response.close()
-            response = self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+            response = http.send(hop, stream=True, auth=None, follow_redirects=False)
         if history:
             response.history = history
         return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
+        http = self._pool()
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         try:
@@ -366,7 +391,7 @@ class SportsPosts(_ClientBase[Client]):
                     _sleep(step)
                     step = advance(flow, None)
                 else:
-                    step = advance(flow, self._send(step, budget))
+                    step = advance(flow, self._send(step, budget, http))
         except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise
@@ -419,14 +444,38 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
 
         return AsyncSportsPostsWithRawResponse(self._copy(self._config, raw=True))
 
-    def _own_pool(self) -> AsyncClient:
-        trust_env = not is_local(self._config.base_url)  # a sandbox is reached directly, proxy or not
-        return own_pool(self._config.stack.AsyncClient, self._config.stack, trust_env=trust_env)
+    def _own_pools(self) -> PerLoop[LoopPool]:
+        make = self._pool_factory()
+        return PerLoop(lambda: LoopPool(make()))  # made on each loop's first call
+
+    @property
+    def _http(self) -> AsyncClient:
+        """The pool of the running event loop (call from a coroutine), or the caller's client."""
+        if isinstance(self._pools, GivenClient):
+            return cast(AsyncClient, self._pools.http)
+        return cast(AsyncClient, self._pools.get().http)
+
+    async def _pool(self) -> AsyncClient:
+        """The pool a call on this loop sends through: the SDK's own for this loop (its
+        closer started, so the loop's end closes it), or the caller's client if it may serve
+        this process and loop (``HTTPClientScopeError`` otherwise)."""
+        if isinstance(self._pools, GivenClient):
+            return cast(AsyncClient, self._pools.on_loop(type(self).__name__))
+        return await cast(LoopPool, self._pools.get()).started()
 
     async def aclose(self) -> None:
-        """Close the connection pool, unless it was passed in by the caller."""
-        if self._owns_http:
-            await self._http.aclose()
+        """Close the connection pool of the running event loop, unless it was passed in by
+        the caller.
+
+        The SDK keeps one pool per event loop. The pool of another loop is bound to that
+        loop and cannot be closed from here: it closes when its loop ends (``asyncio.run``,
+        asgiref's ``async_to_sync``, pytest-asyncio and ``trio.run`` finalize it), or by
+        ``aclose()`` on that loop. A forked child never touches its parent's pools."""
+        if not self._owns_http:
+            return
+        entry: Optional[LoopPool] = self._pools.peek()
+        if entry is not None:
+            await entry.aclose()
 
     async def __aenter__(self) -> AsyncSportsPosts:
         return self
@@ -436,7 +485,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
     ) -> None:
         await self.aclose()
 
-    async def _send(self, send: Send, budget: Optional[CallBudget]) -> Outcome:
+    async def _send(self, send: Send, budget: Optional[CallBudget], http: AsyncClient) -> Outcome:
         """Draw from the budget, then send and read the body, all under one timeout scope:
         the attempt's whole deadline (a draw on a frozen store included)."""
         import asyncio  # only async callers pay for importing these
@@ -452,12 +501,12 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     if budget is not None:
                         await budget.acquire_async()  # a refusal raises here, before anything is sent
                         drawn = True
-                    return await self._read(send)
+                    return await self._read(send, http)
             with anyio.fail_after(seconds):
                 if budget is not None:
                     await budget.acquire_async()
                     drawn = True
-                return await self._read(send)
+                return await self._read(send, http)
         except TimeoutError:
             if not drawn:
                 self._calls.add(-1)  # counted by the flow as it asked, but never sent
@@ -469,20 +518,27 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
             return exc
         except (self._config.stack.HTTPError, self._config.stack.module.InvalidURL) as exc:
             return exc
+        except RuntimeError as exc:
+            scoped = self._pools.ended_loop(exc, type(self).__name__) if isinstance(self._pools, GivenClient) else None
+            if scoped is not None and drawn:
+                raise scoped from exc
+            if not drawn:
+                self._calls.add(-1)
+            raise
         except BaseException:
             if not drawn:
                 self._calls.add(-1)
             raise
 
-    async def _read(self, send: Send) -> Response:
+    async def _read(self, send: Send, http: AsyncClient) -> Response:
         """Send, then read the body through the reader; the close is shielded so that a
         cancelled read still gives the connection back."""
         import anyio
 
         # auth=None: the SDK's Authorization goes out, whatever auth= the client has
-        response = await self._http.send(send.request, stream=True, auth=None, follow_redirects=False)
+        response = await http.send(send.request, stream=True, auth=None, follow_redirects=False)
         if response.next_request is not None:  # a redirect: followed hop by hop, if at all
-            response = await self._follow(response)
+            response = await self._follow(response, http)
         try:
             if send.reader.begin(response):
                 async for chunk in response.aiter_raw():
@@ -494,14 +550,14 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     await response.aclose()
         return response
 
-    async def _follow(self, response: Response) -> Response:
+    async def _follow(self, response: Response, http: AsyncClient) -> Response:
         """The redirects the caller's client follows, one hop at a time (``redirect_hop``)."""
         import anyio
 
         history: list[Response] = []
         while True:
             try:
-                hop = redirect_hop(response, history, self._http, self._config)
+                hop = redirect_hop(response, history, http, self._config)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await response.aclose()
@@ -510,14 +566,15 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                 break
             with anyio.CancelScope(shield=True):
                 await response.aclose()
-            response = await self._http.send(hop, stream=True, auth=None, follow_redirects=False)
+            response = await http.send(hop, stream=True, auth=None, follow_redirects=False)
         if history:
             response.history = history
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, self._http, _clock), call, self._config)
+        http = await self._pool()
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, http, _clock), call, self._config)
         budget = None if call.free else self._config.budget
         step = advance(flow, None)
         try:
@@ -526,7 +583,7 @@ class AsyncSportsPosts(_ClientBase[AsyncClient]):
                     await _async_sleep(step)
                     step = advance(flow, None)
                 else:
-                    step = advance(flow, await self._send(step, budget))
+                    step = advance(flow, await self._send(step, budget, http))
         except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise

@@ -30,6 +30,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "GoneError",
+    "HTTPClientScopeError",
     "InternalServerError",
     "InvalidParameterError",
     "InvalidRequestError",
@@ -303,6 +304,18 @@ def _safe_text(response: Response) -> str:
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class HTTPClientScopeError(SportsPostsError):
+    """A call through an ``http_client`` you gave the client, from where that client cannot
+    serve it: a process forked after it sent requests (its sockets are the parent's), or an
+    event loop other than the one it is still bound to. Nothing was sent.
+
+    The SDK makes its own pools again in a child process and on each event loop; a client
+    of yours it cannot remake. The message names the fix: make the SDK client (and your
+    ``http_client``) in the child or on the loop that uses it, or leave ``http_client`` out.
+    Not retried: the same call would meet the same pool.
+    """
 
 
 class ResponseTooLargeError(APIResponseValidationError):

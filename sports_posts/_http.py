@@ -20,10 +20,10 @@ import os
 import re
 import ssl
 import threading
-from collections.abc import Iterable
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, cast
 
 import httpx
 from httpx import (
@@ -41,7 +41,8 @@ from httpx import (
     TimeoutException,
 )
 
-from ._errors import ParameterError, SportsPostsError
+from ._errors import HTTPClientScopeError, ParameterError, SportsPostsError
+from ._scoped import PerLoop, generation
 
 if TYPE_CHECKING:
     from httpcore import NetworkBackend as _NetworkBackend
@@ -51,6 +52,12 @@ else:  # duck-typed at run time: httpcore loads with the first pool, as httpx it
 
 __all__ = [
     "ENV_VAR",
+    "FORK_FIX",
+    "LOOP_FIX",
+    "GivenClient",
+    "LoopPool",
+    "closing",
+    "pool_maker",
     "LIBRARY_USER_AGENT",
     "STACKS",
     "Stack",
@@ -317,16 +324,18 @@ def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
     return context
 
 
-def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool) -> _Pool:
+def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool, verify: Optional[ssl.SSLContext] = None) -> _Pool:
     """A pool of the SDK's own (``kind``: the stack's ``Client`` or ``AsyncClient``): no
-    redirects followed by the library, no cookies kept, the shared certificate store."""
+    redirects followed by the library, no cookies kept, the shared certificate store (or
+    ``verify``: the one a client chose when it was made, for the pools it makes later in a
+    forked child or another event loop)."""
     return kind(
         follow_redirects=False, trust_env=trust_env, cookies=NoCookies(),
-        verify=shared_ssl_context(stack, trust_env=trust_env),
+        verify=shared_ssl_context(stack, trust_env=trust_env) if verify is None else verify,
     )
 
 
-def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
+def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ssl.SSLContext] = None) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
     The client is built as the library builds one, so the environment's proxies
@@ -335,7 +344,7 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client = own_pool(stack.Client, stack, trust_env=trust_env)
+    client = own_pool(stack.Client, stack, trust_env=trust_env, verify=verify)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
@@ -343,6 +352,125 @@ def deadline_client(stack: Stack, *, trust_env: bool = True) -> Client:
         if isinstance(backend, stack.core.NetworkBackend):
             pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
     return client
+
+
+# ---------------------------------------------------------------------------------------
+# Whose pool: the SDK's own are made again per process and per event loop (_scoped); a
+# client the caller gave is used where it can serve, and refused with the fix elsewhere
+
+FORK_FIX = (
+    "make the client and its http_client in each process after the fork (gunicorn: in the "
+    "worker, e.g. post_fork or on first use; Celery: on worker_process_init), or leave "
+    "http_client out: the SDK's own pool is made again in each process"
+)
+LOOP_FIX = (
+    "make the AsyncSportsPosts and its http_client on the loop that uses them (inside "
+    "asyncio.run, or per async_to_sync call), or leave http_client out: the SDK's own pool "
+    "is made once per event loop"
+)
+
+
+class GivenClient(Generic[_Pool]):
+    """The caller's ``http_client``, which the SDK cannot make again: it serves the process
+    that first sent through it (its keep-alive sockets are that process's) and, async, one
+    event loop at a time (its connections are bound to the loop that opened them). Shared
+    by every ``with_options`` copy."""
+
+    __slots__ = ("_generation", "_loops", "http")
+
+    def __init__(self, http: _Pool) -> None:
+        self.http: _Pool = http
+        self._generation: Optional[int] = None
+        self._loops: Optional[PerLoop[object]] = None
+
+    def in_process(self, what: str) -> _Pool:
+        """The client, unless this is a child forked after the client sent requests."""
+        now = generation()
+        if self._generation is None:
+            self._generation = now
+        elif self._generation != now:
+            raise HTTPClientScopeError(
+                f"this {what} sends through the http_client you gave it, which sent requests "
+                f"in the parent process before this process was forked: its pooled sockets are "
+                f"the parent's, and answers would reach the wrong process. Nothing was sent; "
+                f"{FORK_FIX}"
+            )
+        return self.http
+
+    def ended_loop(self, exc: RuntimeError, what: str) -> Optional[HTTPClientScopeError]:
+        """The error to raise for ``exc`` (a failed send) when it is asyncio refusing a
+        connection of an ended (or another) loop; ``None`` for any other ``RuntimeError``."""
+        text = str(exc)
+        if not any(words in text for words in ENDED_LOOP):
+            return None
+        return HTTPClientScopeError(
+            f"the http_client you gave this {what} holds a connection of an event loop that has "
+            f"ended ({exc}); the request may have been sent on it, and its answer was not read. "
+            f"{LOOP_FIX[0].upper()}{LOOP_FIX[1:]}"
+        )
+
+    def on_loop(self, what: str) -> _Pool:
+        """The client, unless another event loop still open has used it."""
+        http = self.in_process(what)
+        if self._loops is None:
+            self._loops = PerLoop(object)
+        self._loops.get()  # this loop used it (an ended loop's mark is dropped by others())
+        if self._loops.others():
+            raise HTTPClientScopeError(
+                f"this {what} sends through the http_client you gave it, which is in use on "
+                f"another event loop that is still open: an httpx AsyncClient's connections "
+                f"belong to the loop that opened them. Nothing was sent; {LOOP_FIX}"
+            )
+        return http
+
+
+ENDED_LOOP = ("Event loop is closed", "attached to a different loop", "bound to a different event loop")
+"""What asyncio says when a connection made on one loop is used from another."""
+
+
+class LoopPool:
+    """The SDK's async pool on one event loop, and the async generator that closes it when
+    that loop ends: ``asyncio.run``, asgiref's ``async_to_sync``, pytest-asyncio and
+    ``trio.run`` finalize the async generators still open before they close the loop
+    (``shutdown_asyncgens``), so no connection outlives its loop unclosed."""
+
+    __slots__ = ("closer", "http")
+
+    def __init__(self, http: AsyncClient) -> None:
+        self.http = http
+        self.closer: Optional[AsyncGenerator[None, None]] = None
+
+    async def started(self) -> AsyncClient:
+        """The pool, its closer started on the running loop (call from that loop)."""
+        if self.closer is None:
+            self.closer = closer = closing(self.http)
+            await closer.__anext__()  # runs to its yield: one of this loop's async generators now
+        return self.http
+
+    async def aclose(self) -> None:
+        """Close the pool now, on its loop (and its closer, which would close it at the end)."""
+        if self.closer is not None:
+            await self.closer.aclose()
+        await self.http.aclose()  # the closer's work already, or a pool no call started
+
+
+async def closing(http: AsyncClient) -> AsyncGenerator[None, None]:
+    """Held open while a loop lives; closing it (its loop ending, or ``aclose``) closes
+    ``http`` on that loop."""
+    try:
+        yield
+    finally:
+        await http.aclose()
+
+
+def pool_maker(stack: Stack, kind: str, *, trust_env: bool) -> Callable[[], Any]:
+    """What makes one of the SDK's pools (``kind``: ``"Client"`` or ``"AsyncClient"``) in
+    whichever process or event loop needs one, with the certificate store chosen now, when
+    the client is made (as proxies, ``trust_env`` is read by each pool as it is made)."""
+    verify = shared_ssl_context(stack, trust_env=trust_env)
+    if kind == "Client":
+        return functools.partial(deadline_client, stack, trust_env=trust_env, verify=verify)
+    return functools.partial(own_pool, stack.AsyncClient, stack, trust_env=trust_env, verify=verify)
 
 
 # ---------------------------------------------------------------------------------------

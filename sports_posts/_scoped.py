@@ -15,11 +15,11 @@ closing it: closing would send a goodbye on a socket the parent still uses.
 
 from __future__ import annotations
 
-import asyncio
 import os
+import sys
 import threading
 import weakref
-from typing import Callable, Generic, Optional, TypeVar
+from typing import Any, Callable, Generic, Optional, TypeVar
 
 __all__ = ["PerLoop", "PerProcess", "generation", "on_fork"]
 
@@ -109,17 +109,52 @@ class PerProcess(_Forkable, Generic[T]):
         return value
 
 
+def _running_loop() -> Any:
+    """The event loop this coroutine runs on: asyncio's, or the run of trio (through anyio),
+    named by its ``TrioToken``. ``RuntimeError`` outside of both, as asyncio's own."""
+    import asyncio  # loaded by whoever runs a loop; a sync client's import never pays for it
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        trio = sys.modules.get("trio")  # loaded already whenever a trio run is going on
+        if trio is None:
+            raise
+        try:
+            return trio.lowlevel.current_trio_token()
+        except RuntimeError:
+            raise RuntimeError("no running event loop") from None
+
+
+def _loop_closed(loop: Any) -> bool:
+    """Whether ``loop`` (of ``_running_loop``) has ended: nothing can run on it again."""
+    import asyncio
+
+    if isinstance(loop, asyncio.AbstractEventLoop):
+        return loop.is_closed()
+    try:  # a TrioToken: the one public question a finished run answers
+        loop.run_sync_soon(_nothing)
+    except sys.modules["trio"].RunFinishedError:
+        return True
+    return False
+
+
+def _nothing() -> None:
+    return None
+
+
 class PerLoop(_Forkable, Generic[T]):
     """One value per running event loop of this process (an async connection pool is bound
     to the loop that opened it), made by ``factory`` in that loop on first use. A loop that
-    closed drops its value; a forked child starts with none."""
+    closed drops its value; a forked child starts with none. A trio run (through anyio)
+    counts as a loop of its own."""
 
     __slots__ = ("__weakref__", "_factory", "_lock", "_values")
 
     def __init__(self, factory: Callable[[], T]) -> None:
         self._factory = factory
         self._lock = threading.Lock()
-        self._values: dict[int, tuple[weakref.ref[asyncio.AbstractEventLoop], T]] = {}
+        self._values: dict[int, tuple[weakref.ref[Any], T]] = {}
         _callbacks.add(self)
 
     def _after_fork(self) -> None:
@@ -128,7 +163,7 @@ class PerLoop(_Forkable, Generic[T]):
 
     def get(self) -> T:
         """The running loop's value, made now if it has none (call from a coroutine)."""
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
         entry = self._values.get(id(loop))
         if entry is not None and entry[0]() is loop:
             return entry[1]
@@ -144,7 +179,7 @@ class PerLoop(_Forkable, Generic[T]):
     def peek(self) -> Optional[T]:
         """The running loop's value if it has one."""
         try:
-            loop = asyncio.get_running_loop()
+            loop = _running_loop()
         except RuntimeError:
             return None
         entry = self._values.get(id(loop))
@@ -152,7 +187,7 @@ class PerLoop(_Forkable, Generic[T]):
 
     def take(self) -> Optional[T]:
         """The running loop's value, forgotten here (the caller closes it on this loop)."""
-        loop = asyncio.get_running_loop()
+        loop = _running_loop()
         with self._lock:
             entry = self._values.pop(id(loop), None)
         return entry[1] if entry is not None and entry[0]() is loop else None
@@ -160,7 +195,7 @@ class PerLoop(_Forkable, Generic[T]):
     def others(self) -> list[T]:
         """The values of other loops still open (for a close that reaches them from here)."""
         try:
-            running: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+            running: Any = _running_loop()
         except RuntimeError:
             running = None
         with self._lock:
@@ -171,5 +206,5 @@ class PerLoop(_Forkable, Generic[T]):
         """Drop the values of loops that closed or are gone: nothing can use them again."""
         for key, (ref, _) in list(self._values.items()):
             loop = ref()
-            if loop is None or loop.is_closed():
+            if loop is None or _loop_closed(loop):
                 del self._values[key]

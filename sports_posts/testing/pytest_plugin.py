@@ -9,9 +9,7 @@ starts with ``sports_posts_``. See docs/testing.md.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Coroutine, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
@@ -96,56 +94,16 @@ def sports_posts_client(sports_posts_sandbox: Sandbox) -> Iterator[SportsPosts]:
 
 
 @pytest.fixture
-def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> Iterator[AsyncSportsPosts]:
+def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> AsyncSportsPosts:
     """An `AsyncSportsPosts` bound to the test's sandbox, usable from any event loop.
 
-    It keeps no connection between calls, so a test may use it under pytest-asyncio, anyio
-    or ``asyncio.run`` (even several times) and no connection outlives the loop it was made on.
+    The client keeps a connection pool per event loop, closed when that loop ends, so a test
+    may use it under pytest-asyncio, anyio (asyncio or trio) or ``asyncio.run`` (even
+    several times) and no connection outlives the loop it was made on.
     """
-    import httpx
-
     from sports_posts import AsyncSportsPosts
-    from sports_posts._http import load_stack, shared_ssl_context
 
-    # the SDK's certificate store, loaded once for every test rather than once per test
-    verify = shared_ssl_context(load_stack("httpx"), trust_env=True)
-    http = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0), verify=verify)
-    client = AsyncSportsPosts(
-        api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url, http_client=http
-    )
-    try:
-        yield client
-    finally:
-        # Nothing is pooled, so closing in a fresh loop touches no socket of the test's loop.
-        _run_in_fresh_loop(lambda: _aclose(client, http))
-
-
-async def _aclose(client: AsyncSportsPosts, http: Any) -> None:
-    await client.aclose()
-    await http.aclose()
-
-
-def _run_in_fresh_loop(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """``asyncio.run`` here, or in a thread when this thread already runs a loop (a plugin
-    that tears fixtures down inside its loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(make())
-        return
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(make())
-        except BaseException as exc:  # re-raised in the caller's thread
-            failure.append(exc)
-
-    thread = threading.Thread(target=run, name="sports-posts-aclose")
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
+    return AsyncSportsPosts(api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url)
 
 
 @pytest.fixture

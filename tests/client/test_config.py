@@ -100,8 +100,9 @@ def test_async_client_injected_and_closed_explicitly(api: respx.MockRouter) -> N
         assert not http.is_closed
         await http.aclose()
         own = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
+        pool = own._http  # this loop's pool
         await own.aclose()
-        assert own._http.is_closed
+        assert pool.is_closed
 
     asyncio.run(main())
 

@@ -35,10 +35,14 @@ def test_without_a_choice_httpx_is_used_even_when_the_fork_is_installed(monkeypa
     with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
         assert type(client._http) is httpx.Client
     aclient = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
-    try:
-        assert type(aclient._http) is httpx.AsyncClient
-    finally:
-        asyncio.run(aclient.aclose())
+
+    async def pool_type() -> type:  # the async client's pool is made on the loop that uses it
+        try:
+            return type(aclient._http)
+        finally:
+            await aclient.aclose()
+
+    assert asyncio.run(pool_type()) is httpx.AsyncClient
 
 
 def test_respx_mocks_a_default_client_with_httpx2_installed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ every certificate, and still following ``SSL_CERT_FILE`` as the library does."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import ssl
@@ -84,10 +85,18 @@ def test_every_own_pool_shares_one_verifying_store(
 ) -> None:
     monkeypatch.setenv(ENV_VAR, stack)
     sync = [sp.SportsPosts(api_key=API_KEY, base_url=f"https://{host}/v1") for host in ("api.test", "other.test")]
-    made: list[Any] = [*sync, sp.AsyncSportsPosts(api_key=API_KEY, base_url="https://api.test/v1")]
-    contexts = {id(_context(client)) for client in made}
+    aclient = sp.AsyncSportsPosts(api_key=API_KEY, base_url="https://api.test/v1")
+
+    async def async_contexts() -> list[int]:  # the async client makes a pool per event loop
+        try:
+            return [id(_context(aclient))]
+        finally:
+            await aclient.aclose()
+
+    contexts = {id(_context(client)) for client in sync} | set(asyncio.run(async_contexts()))
+    contexts |= set(asyncio.run(async_contexts()))  # a second loop's pool: the same store
     assert len(contexts) == 1
-    context = _context(made[0])
+    context = _context(sync[0])
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     for client in sync:
         client.close()

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from sports_posts import _params
+from sports_posts import _params, _vocabulary
 
 from .site import ROOT, Page, Site, read_site
 
@@ -93,7 +93,7 @@ def test_the_parameters_table_says_what_each_type_is(site: Site) -> None:
     assert rows["teams"][1] == "str | Sequence[str | int]"
     assert rows["lat"][1] == "int | float"
     assert rows["start_time"][1] == "datetime | str"
-    assert f"at most {_params.MAX_TEAMS}" in rows["teams"][3]
+    assert f"at most {_vocabulary.MAX_TEAMS}" in rows["teams"][3]
     assert rows["teams"][2] == "team"
     assert "poll" in rows["leagues"][4] and "poll" not in rows["since"][4]
 

@@ -94,7 +94,7 @@ def make_poller(
     }
     poller = Poller(
         client,
-        filters=kwargs,
+        filters=kwargs,  # type: ignore[arg-type]  # the tests pass what they test, typos included
         clock=clock or harness.clock,
         sleep=harness.sleep,
         rand=harness.rand,
@@ -113,7 +113,7 @@ def make_async_poller(
     }
     poller = AsyncPoller(
         client,
-        filters=kwargs,
+        filters=kwargs,  # type: ignore[arg-type]  # as above
         clock=clock or harness.clock,
         sleep=harness.asleep,
         rand=harness.rand,

@@ -553,7 +553,7 @@ def test_a_naive_since_is_a_parameter_error(client: SportsPosts) -> None:
 
 def test_since_inside_filters_is_a_parameter_error(client: SportsPosts) -> None:
     with pytest.raises(ParameterError, match="since="):
-        Poller(client, filters={"since": T0})
+        Poller(client, filters={"since": T0})  # type: ignore[arg-type]  # refused, as typed
 
 
 # -- the async driver and the default sleeps -------------------------------------------------------

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -135,24 +133,6 @@ def test_importing_the_plugin_needs_only_pytest() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"  # the sandbox is imported only when a fixture is used
-
-
-def test_the_async_client_closes_with_or_without_a_running_loop() -> None:
-    """Its teardown runs asyncio.run; inside a running loop (some async plugins tear down
-    there) it runs in a thread instead of failing."""
-    from sports_posts.testing.pytest_plugin import _run_in_fresh_loop
-
-    threads: list[str] = []
-
-    async def work() -> None:
-        threads.append(threading.current_thread().name)
-
-    async def inside_a_loop() -> None:
-        _run_in_fresh_loop(work)
-
-    asyncio.run(inside_a_loop())
-    _run_in_fresh_loop(work)
-    assert threads == ["sports-posts-aclose", threading.current_thread().name]
 
 
 RENAMED = '''

@@ -67,9 +67,9 @@ def _fork_with_os(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     finally:
         os.close(read)
         _, status = os.waitpid(pid, 0)
-    result: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
-    assert os.waitstatus_to_exitcode(status) == 0, result
-    return result
+    answer: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
+    assert os.waitstatus_to_exitcode(status) == 0, answer
+    return answer
 
 
 def _mp_child(work: Callable[[], dict[str, Any]], conn: Any) -> None:

@@ -185,8 +185,8 @@ def _fork(work: Any) -> dict[str, Any]:
     finally:
         os.close(read)
         os.waitpid(pid, 0)
-    result: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
-    return result
+    answer: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
+    return answer
 
 
 @pytest.mark.processes
