@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import threading
 from collections.abc import Generator
 from typing import Any, Callable, Optional
 
@@ -189,9 +190,52 @@ def claim_steps(deadline: float, now: Callable[[], float]) -> Step:
             return "claimed"
 
 
-def store_failed(key: str, event: WebhookEvent, exc: Exception) -> WebhookResponse:
+class Outage:
+    """An outage of a store, as the logs tell it: one line when its first failure is answered
+    503 and one when it answers again, with the count of deliveries answered 503 meanwhile;
+    nothing in between but DEBUG lines (a 45 s failover used to log 130 tracebacks). The
+    traceback of the first failure is kept at DEBUG level."""
+
+    def __init__(self, what: str, clock: Callable[[], float]) -> None:
+        self.what, self._clock = what, clock
+        self._lock = threading.Lock()
+        self._since: Optional[float] = None
+        self._count = 0
+
+    def after_fork(self) -> None:
+        """A forked child's own lock (the parent's may have been held at the fork)."""
+        self._lock = threading.Lock()
+
+    def failed(self, key: str, exc: BaseException) -> None:
+        with self._lock:
+            first = self._since is None
+            if first:
+                self._since, self._count = self._clock(), 0
+            self._count += 1
+        if first:
+            logger.error("%s failed (%s: %s): answering 503 until it answers again, so that the service "
+                         "retries (first: %s)", self.what, type(exc).__name__, exc, key)
+            logger.debug("%s failure", self.what, exc_info=exc)
+        else:
+            logger.debug("%s still failing (%s): 503 for %s", self.what, type(exc).__name__, key)
+
+    def answered(self) -> None:
+        """The store answered: ends an outage (one line), a no-op otherwise."""
+        if self._since is None:  # the steady state: one attribute read
+            return
+        with self._lock:
+            since, count, self._since = self._since, self._count, None
+        if since is not None:
+            logger.warning("%s answers again after %.1f s; %d deliveries were answered 503 meanwhile "
+                           "(the service delivers them again)", self.what, self._clock() - since, count)
+
+
+def store_failed(key: str, event: WebhookEvent, exc: Exception, outage: Optional[Outage] = None) -> WebhookResponse:
     """503 when the dedupe store failed, so that the service retries later."""
-    logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
+    if outage is not None:
+        outage.failed(key, exc)
+    else:
+        logger.exception("dedupe store failed for %s: answering 503 so that it is retried", key)
     lost = isinstance(exc, StoreDataLostError)
     return response(503, "store_data_lost" if lost else "store_unavailable", event)
 

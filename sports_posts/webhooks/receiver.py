@@ -187,6 +187,9 @@ class WebhookReceiver:
                 stopping=self._stopping, wake=self._wake, clock=lambda: _clock(),
             )
         self._last_read: tuple[object, Optional[str]] = (None, None)  # headers, delivery id
+        # A store outage logs one line as it starts and one as it ends, not a traceback a request.
+        self._store_outage = decision.Outage(f"the dedupe store {self.store!r}", time.monotonic)
+        self._inbox_outage = decision.Outage(f"the inbox {inbox!r}", time.monotonic)
         # A forked child remakes what belongs to the parent's threads (held weakly: the
         # handle must not keep the receiver alive).
         self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
@@ -202,6 +205,8 @@ class WebhookReceiver:
             stopping.set()
         self._stopping, self._wake = stopping, wake
         self._engine.after_fork(stopping)
+        self._store_outage.after_fork()
+        self._inbox_outage.after_fork()
         if self._worker is not None:
             self._worker.after_fork(stopping, wake)
 
@@ -272,7 +277,8 @@ class WebhookReceiver:
         try:
             outcome = self._drive_claim(decision.claim_steps(started + self._in_flight_wait, time.monotonic), key)
         except Exception as exc:
-            return decision.store_failed(key, event, exc)
+            return decision.store_failed(key, event, exc, self._store_outage)
+        self._store_outage.answered()
         if outcome != "claimed":
             return decision.not_claimed(outcome, event)
         if self.inbox is not None:
@@ -292,7 +298,8 @@ class WebhookReceiver:
             steps = decision.claim_steps(started + self._in_flight_wait, time.monotonic)
             outcome = await self._adrive_claim(steps, key)
         except Exception as exc:
-            return decision.store_failed(key, event, exc)
+            return decision.store_failed(key, event, exc, self._store_outage)
+        self._store_outage.answered()
         if outcome != "claimed":
             return decision.not_claimed(outcome, event)
         if self.inbox is not None:
@@ -343,10 +350,11 @@ class WebhookReceiver:
         try:
             raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
             self.inbox.put(key, raw, event.delivery_id)
-        except Exception:
-            logger.exception("inbox write failed for %s: answering 503 so that it is retried", key)
+        except Exception as exc:
+            self._inbox_outage.failed(key, exc)
             self._engine.safely(self.store.release, key)
             return _response(503, "inbox_unavailable", event)
+        self._inbox_outage.answered()
         self._engine.safely(self.store.complete, key)  # the inbox owns it now, with its own retries
         logger.info("webhook %s stored in the inbox (delivery %s)", key, event.delivery_id)
         self._wake.set()
