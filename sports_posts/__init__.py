@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._compliance import ComplianceSweepError as ComplianceSweepError
     from ._compliance import SweepResult as SweepResult
     from ._config import RequestOptions as RequestOptions
+    from ._config import RetryEvent as RetryEvent
     from ._errors import APIConnectionError as APIConnectionError
     from ._errors import APIResponseValidationError as APIResponseValidationError
     from ._errors import APIStatusError as APIStatusError
@@ -137,6 +138,7 @@ __all__ = [
     "RedisCheckpoint",
     "RequestOptions",
     "ResponseTooLargeError",
+    "RetryEvent",
     "SignatureVerificationError",
     "SinceIdNotFoundError",
     "SportsPosts",
@@ -197,6 +199,7 @@ _LAZY = {
     "CoordinationError": "._stores",
     "RawResponse": "._transport",
     "RequestOptions": "._config",
+    "RetryEvent": "._config",
     "AccountInformation": ".models.account",
     "BillingCycle": ".models.account",
     "Company": ".models.account",

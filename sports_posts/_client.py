@@ -25,6 +25,7 @@ from ._config import (
     UNSET,
     AuthScheme,
     ClientConfig,
+    RetryEvent,
     is_local,
 )
 from ._errors import ParameterError, SportsPostsError
@@ -134,6 +135,7 @@ class _ClientBase(Generic[H]):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure_http: bool = False,
         budget: Optional[CallBudget] = None,
+        on_retry: Optional[Callable[[RetryEvent], None]] = None,
     ) -> None:
         stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
@@ -147,6 +149,7 @@ class _ClientBase(Generic[H]):
             max_response_bytes=max_response_bytes,
             allow_insecure_http=allow_insecure_http,
             stack=stack,
+            on_retry=on_retry,
         )
         if budget is not None:
             from ._budget import CallBudget  # loaded only by the clients that draw from one
@@ -193,12 +196,13 @@ class _ClientBase(Generic[H]):
         max_retries: int = UNSET,
         total_timeout: Optional[float] = UNSET,
         max_response_bytes: int = UNSET,
+        on_retry: Optional[Callable[[RetryEvent], None]] = UNSET,
     ) -> Self:
         """A client with other bounds that shares this one's pool and call counter;
         closing the copy leaves the pool open."""
         config = self._config.with_options(
             timeout=timeout, max_retries=max_retries, total_timeout=total_timeout,
-            max_response_bytes=max_response_bytes,
+            max_response_bytes=max_response_bytes, on_retry=on_retry,
         )
         return self._copy(config, raw=self._raw)
 

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Union
 from urllib.parse import urlsplit
 
 from typing_extensions import TypedDict
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CallOptions",
     "ClientConfig",
+    "RetryEvent",
     "RequestOptions",
     "UNSET",
     "split_request_options",
@@ -164,6 +165,27 @@ def check_total_timeout(value: object) -> Optional[float]:
     return None if value is None else _seconds(value, "total_timeout")
 
 
+def check_on_retry(value: object) -> Optional[Callable[[RetryEvent], None]]:
+    """``None`` or a callable taking one ``RetryEvent``."""
+    if value is not None and not callable(value):
+        raise ParameterError(f"on_retry must be a callable or None, got {type(value).__name__}", parameter="on_retry")
+    return value  # its signature is the caller's to get right
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """What ``on_retry`` is told before the SDK waits to send a call again: the ``attempt``
+    that failed (1 for the first), its ``error`` (a typed ``SportsPostsError``), the answer's
+    ``status_code`` (``None`` when there was no answer: a timeout, a refused connection),
+    the ``wait`` in seconds before the next attempt, and the call's ``request_id``."""
+
+    attempt: int
+    error: SportsPostsError
+    status_code: Optional[int]
+    wait: float
+    request_id: str
+
+
 def check_max_retries(value: object) -> int:
     return _utils.non_negative_int("max_retries", value, maximum=MAX_RETRIES_LIMIT)
 
@@ -266,6 +288,8 @@ class ClientConfig:
     """The HTTP library the client runs on (its requests and exceptions are that library's)."""
     budget: Optional[CallBudget] = None
     """Drawn from right before each request is sent (``None``: no budget)."""
+    on_retry: Optional[Callable[[RetryEvent], None]] = field(default=None, compare=False)
+    """Called before each retry's wait with what failed and how long the wait is."""
     _headers: dict[bool, Headers] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The headers of every request, built once for each User-Agent choice (see ``headers``)."""
     _merged: dict[None, tuple[tuple[tuple[bytes, bytes], ...], Headers]] = field(
@@ -287,6 +311,7 @@ class ClientConfig:
         max_response_bytes: object = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure_http: object = False,
         stack: Optional[Stack] = None,
+        on_retry: object = None,
     ) -> ClientConfig:
         """Apply the environment defaults of API.md and check every setting."""
         key = check_api_key(
@@ -310,6 +335,7 @@ class ClientConfig:
             total_timeout=check_total_timeout(total_timeout),
             max_response_bytes=check_max_response_bytes(max_response_bytes),
             stack=stack if stack is not None else default_stack(),
+            on_retry=check_on_retry(on_retry),
         )
 
     def with_options(
@@ -319,9 +345,12 @@ class ClientConfig:
         max_retries: object = UNSET,
         total_timeout: object = UNSET,
         max_response_bytes: object = UNSET,
+        on_retry: object = UNSET,
     ) -> ClientConfig:
         """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
         changes: dict[str, Any] = {}
+        if on_retry is not UNSET:
+            changes["on_retry"] = check_on_retry(on_retry)
         if timeout is not UNSET:
             changes["timeout"] = to_timeout(timeout)
         if max_retries is not UNSET:

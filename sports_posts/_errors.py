@@ -71,7 +71,15 @@ def reduce_error(error: BaseException) -> tuple[Any, ...]:
 
 
 class SportsPostsError(Exception):
-    """Base class of every error raised by ``sports_posts``."""
+    """Base class of every error raised by ``sports_posts``.
+
+    ``.request_id`` names the call that failed, for a support ticket or a log search: the
+    answer's ``X-Request-Id`` when a gateway in front of the service added one, else the
+    SDK's own id of the call (``sp_`` and 24 hex digits), which its log lines carry too;
+    ``None`` for an error no call raised (a bad option at construction, say).
+    """
+
+    request_id: Optional[str] = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         return reduce_error(self)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import os
 import random
 import ssl
 import threading
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, Protocol, Ty
 
 from pydantic_core import ValidationError
 
-from ._config import ClientConfig
+from ._config import ClientConfig, RetryEvent
 from ._decoders import BodyReader
 from ._errors import (
     APIConnectionError,
@@ -305,6 +306,27 @@ def _wait_of(decision: object) -> float:
     return float(decision)
 
 
+def new_call_id() -> str:
+    """The SDK's own id of one call (all its attempts): ``sp_`` and 24 hex digits."""
+    return "sp_" + os.urandom(12).hex()
+
+
+def answered_request_id(error: SportsPostsError) -> Optional[str]:
+    """The ``X-Request-Id`` of the answer an error holds, when a gateway added one."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("x-request-id") if headers is not None else None
+    return value[:200] if isinstance(value, str) and value and value.isprintable() else None
+
+
+def _tell_on_retry(hook: Callable[[RetryEvent], None], event: RetryEvent) -> None:
+    """Call the caller's ``on_retry``: a hook that raises is logged, and the retry goes on."""
+    try:
+        hook(event)
+    except Exception:
+        log.warning("on_retry raised; the retry goes on", exc_info=True)
+
+
 def exchange_flow(
     config: ClientConfig,
     call: APICall[T],
@@ -322,6 +344,7 @@ def exchange_flow(
     wait that would cross it is not slept. A call that succeeds at once never builds the retry machinery.
     """
     started = clock()
+    call_id = new_call_id()  # in every error's request_id (unless the answer names its own) and log line
     overall = None if config.total_timeout is None else started + config.total_timeout
     budget = attempt_seconds(call.options.timeout or config.timeout)
     retrying: Optional[Retrying] = None
@@ -360,6 +383,7 @@ def exchange_flow(
             keep = Keeper(outcome, body, request, config.api_key)
             return parse_answer(call, outcome.status_code, body, keep), keep
         except SportsPostsError as exc:
+            exc.request_id = answered_request_id(exc) or call_id
             last: SportsPostsError = exc
             if retrying is None or state is None:
                 retrying, state = _retry_state(config.max_retries)
@@ -370,7 +394,10 @@ def exchange_flow(
             log.info("not retrying: a wait of %.2fs would pass total_timeout (attempt %d failed: %s)",
                      wait, state.attempt_number, last)
             raise last
-        log.info("retrying in %.2fs (attempt %d failed: %s)", wait, state.attempt_number, last)
+        log.info("retrying in %.2fs (attempt %d failed: %s) [%s]", wait, state.attempt_number, last, last.request_id)
+        if config.on_retry is not None:
+            _tell_on_retry(config.on_retry, RetryEvent(
+                state.attempt_number, last, getattr(last, "status_code", None), wait, last.request_id or call_id))
         state.prepare_for_next_attempt()
         yield wait
 
