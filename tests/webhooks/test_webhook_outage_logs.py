@@ -9,7 +9,12 @@ import logging
 import pytest
 
 from sports_posts._stores import StoreError
-from sports_posts.webhooks import MemoryDedupeStore, WebhookReceiver, build_test_request, sample_payload
+from sports_posts.webhooks import (
+    MemoryDedupeStore,
+    WebhookReceiver,
+    build_test_request,
+    sample_payload,
+)
 
 SECRET = "whsec_outage_logs"
 
