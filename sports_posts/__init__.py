@@ -49,6 +49,8 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._errors import SportsPostsError as SportsPostsError
     from ._errors import SportsPostsWarning as SportsPostsWarning
     from ._errors import WebhookPayloadError as WebhookPayloadError
+    from ._http import default_async_http_client as default_async_http_client
+    from ._http import default_http_client as default_http_client
     from ._params import Unchecked as Unchecked
     from ._stores import CoordinationError as CoordinationError
     from ._transport import RawResponse as RawResponse
@@ -154,6 +156,8 @@ __all__ = [
     "Usage",
     "WebhookPayloadError",
     "__version__",
+    "default_async_http_client",
+    "default_http_client",
 ]
 
 # Each public name and the module that defines it, one a line: the run-time table.
@@ -200,6 +204,8 @@ _LAZY = {
     "RawResponse": "._transport",
     "RequestOptions": "._config",
     "RetryEvent": "._config",
+    "default_async_http_client": "._http",
+    "default_http_client": "._http",
     "AccountInformation": ".models.account",
     "BillingCycle": ".models.account",
     "Company": ".models.account",

@@ -324,18 +324,22 @@ def shared_ssl_context(stack: Stack, *, trust_env: bool) -> ssl.SSLContext:
     return context
 
 
-def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool, verify: Optional[ssl.SSLContext] = None) -> _Pool:
+def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool, verify: Optional[ssl.SSLContext] = None,
+             **options: Any) -> _Pool:
     """A pool of the SDK's own (``kind``: the stack's ``Client`` or ``AsyncClient``): no
     redirects followed by the library, no cookies kept, the shared certificate store (or
     ``verify``: the one a client chose when it was made, for the pools it makes later in a
-    forked child or another event loop)."""
-    return kind(
-        follow_redirects=False, trust_env=trust_env, cookies=NoCookies(),
-        verify=shared_ssl_context(stack, trust_env=trust_env) if verify is None else verify,
-    )
+    forked child or another event loop); ``options``: the library's own, for a caller's
+    ``default_http_client`` (``limits``, ``http2``, ``proxy``...)."""
+    return kind(**{
+        "follow_redirects": False, "trust_env": trust_env, "cookies": NoCookies(),
+        "verify": shared_ssl_context(stack, trust_env=trust_env) if verify is None else verify,
+        **options,
+    })
 
 
-def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ssl.SSLContext] = None) -> Client:
+def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ssl.SSLContext] = None,
+                    **options: Any) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
     The client is built as the library builds one, so the environment's proxies
@@ -344,13 +348,31 @@ def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ss
     and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
     is left plain (each read still has its own timeout).
     """
-    client = own_pool(stack.Client, stack, trust_env=trust_env, verify=verify)
+    client = own_pool(stack.Client, stack, trust_env=trust_env, verify=verify, **options)
     transports = [client._transport, *client._mounts.values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
         if isinstance(backend, stack.core.NetworkBackend):
             pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
+    return client
+
+
+def default_http_client(**options: Any) -> Client:
+    """An HTTP client with the SDK's defaults (no cookies kept, no redirects followed by the
+    library, the shared certificate store, every read within the call's deadline) and your
+    ``httpx.Client`` options on top (``limits=``, ``http2=True``, ``proxy=``, ``mounts=``,
+    ``verify=``, ...): pass it as ``http_client=`` to tune the transport and keep the rest,
+    as openai's ``DefaultHttpxClient``. On the httpx2 stack (``SPORTS_POSTS_HTTP_STACK``) an
+    ``httpx2.Client``."""
+    stack = default_stack()
+    return deadline_client(stack, trust_env=bool(options.pop("trust_env", True)), **options)
+
+
+def default_async_http_client(**options: Any) -> AsyncClient:
+    """``default_http_client`` for ``AsyncSportsPosts``: an ``httpx.AsyncClient``."""
+    stack = default_stack()
+    client: AsyncClient = own_pool(stack.AsyncClient, stack, trust_env=bool(options.pop("trust_env", True)), **options)
     return client
 
 
