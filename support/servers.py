@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import shutil
 import signal
 import socket
@@ -391,14 +392,37 @@ def private_pgbouncer(postgres_url: str, pool_mode: str = "transaction") -> Iter
         if started.returncode != 0:
             raise ServerError(f"PgBouncer did not start: {started.stderr[-500:]}")
         _wait_for_port(port, "PgBouncer", lambda: True)
-        yield f"postgresql://test@127.0.0.1:{port}{target.path}"
+        url = f"postgresql://test@127.0.0.1:{port}{target.path}"
+        _PGBOUNCERS[url] = (ini, pidfile)
+        yield url
     finally:
+        _PGBOUNCERS.pop(f"postgresql://test@127.0.0.1:{port}{target.path}", None)
         try:
             with open(pidfile) as f:
                 os.kill(int(f.read().strip()), signal.SIGTERM)
         except (OSError, ValueError):
             pass
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+_PGBOUNCERS: dict[str, tuple[str, str]] = {}
+"""The running PgBouncers of ``private_pgbouncer``: URL -> (ini file, pid file)."""
+
+
+def repoint_pgbouncer(url: str, postgres_url: str) -> None:
+    """The documented failover step behind PgBouncer, which does not fail over by itself:
+    point ``[databases]`` at the new primary (``postgres_url``'s port), then reload the
+    configuration (SIGHUP, which PgBouncer documents as the console's ``RELOAD``)."""
+    from urllib.parse import urlsplit
+
+    ini, pidfile = _PGBOUNCERS[url]
+    with open(ini) as f:
+        text = f.read()
+    new = re.sub(r"(?m)^\* = host=127\.0\.0\.1 port=\d+$", f"* = host=127.0.0.1 port={urlsplit(postgres_url).port}", text)
+    with open(ini, "w") as f:
+        f.write(new)
+    with open(pidfile) as f:
+        os.kill(int(f.read().strip()), signal.SIGHUP)
 
 
 class PostgresPair:
@@ -448,6 +472,14 @@ class PostgresPair:
 
     def promote(self) -> None:
         self._pg_ctl(self.standby_data, "promote")
+
+    @property
+    def primary_url(self) -> str:
+        return f"postgresql://test@127.0.0.1:{self.primary_port}/postgres"
+
+    @property
+    def standby_url(self) -> str:
+        return f"postgresql://test@127.0.0.1:{self.standby_port}/postgres"
 
     def close(self) -> None:
         for data in (self.primary_data, self.standby_data):

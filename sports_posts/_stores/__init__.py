@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from .errors import SCHEMES as SCHEMES
     from .errors import CoordinationError as CoordinationError
+    from .errors import PoolerUnreachableError as PoolerUnreachableError
     from .errors import StoreError as StoreError
     from .errors import StoreUnavailableError as StoreUnavailableError
     from .errors import redact_url as redact_url
@@ -55,8 +56,8 @@ type checkers only."""
 # The error family loads on first use: this package imports none of its own modules at load
 # time, so that a thread importing ``_stores.errors`` first (``webhooks.errors`` does) never
 # waits for a package that waits for it (tests/test_import_threads.py).
-_FROM_ERRORS = frozenset(("SCHEMES", "CoordinationError", "StoreError", "StoreUnavailableError", "redact_url",
-                          "scrub", "store_kind"))
+_FROM_ERRORS = frozenset(("SCHEMES", "CoordinationError", "PoolerUnreachableError", "StoreError",
+                          "StoreUnavailableError", "redact_url", "scrub", "store_kind"))
 
 if not TYPE_CHECKING:  # at run time only: a checker reads the imports above
 

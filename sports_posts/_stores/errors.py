@@ -21,6 +21,8 @@ from .._errors import ParameterError, SportsPostsError
 __all__ = [
     "SCHEMES",
     "CoordinationError",
+    "CoordinationPoolerUnreachableError",
+    "PoolerUnreachableError",
     "StoreError",
     "StoreUnavailableError",
     "describe_url",
@@ -29,6 +31,8 @@ __all__ = [
     "is_keyword_dsn",
     "is_secret",
     "missing_extra",
+    "pooler_cannot_reach_server",
+    "pooler_unreachable",
     "redact_url",
     "scrub",
     "store_kind",
@@ -65,6 +69,18 @@ class CoordinationError(StoreError):
 # A connection parameter whose value is a secret: libpq's ``password`` and ``sslpassword``
 # (the client key's passphrase), redis-py's ``password`` and ``sentinel_password``, and any
 # ``*pass*``, ``*secret*``, ``*token*`` or ``*credential*`` a driver or a proxy may take.
+class PoolerUnreachableError(StoreError):
+    """A connection pooler in front of PostgreSQL (PgBouncer) answered, but cannot reach its
+    server (``server login has been failing``): after a failover, point its ``[databases]``
+    at the new primary and ``RELOAD`` it; PgBouncer does not fail over by itself. Nothing
+    was decided."""
+
+
+class CoordinationPoolerUnreachableError(PoolerUnreachableError, CoordinationError):
+    """``PoolerUnreachableError`` of a lease, a fenced checkpoint or a call budget (also a
+    ``CoordinationError``, as every failure of those)."""
+
+
 _SECRET_WORDS = ("pass", "secret", "token", "credential")
 
 # A control character (a second line of a file, a NUL, an escape) has no place in a
@@ -311,4 +327,26 @@ def translated(
     except caught as exc:
         code: Any = getattr(exc, "sqlstate", None)
         message = scrub(f"{owner}: {engine} failed ({type(exc).__name__}: {exc})".strip(), url)
+        if engine == "postgres" and pooler_cannot_reach_server(str(exc)):
+            raise pooler_unreachable(message, error, code) from None
         raise error(message, engine=engine, code=code) from None
+
+
+# What PgBouncer answers when its server is gone (a failover it cannot follow by itself).
+_POOLER_LOST = ("server login has been failing", "pgbouncer cannot connect to server",
+                "no more connections allowed (max_client_conn)")
+
+
+def pooler_cannot_reach_server(text: str) -> bool:
+    """Whether a driver's error is a pooler saying it cannot reach its PostgreSQL server."""
+    lowered = text.lower()
+    return any(sign in lowered for sign in _POOLER_LOST[:2])
+
+
+def pooler_unreachable(message: str, error: type[StoreError], code: Optional[str]) -> StoreError:
+    """The typed error of a pooler that cannot reach its server, with the step to take."""
+    cls = CoordinationPoolerUnreachableError if issubclass(error, CoordinationError) else PoolerUnreachableError
+    return cls(
+        f"{message}: the connection pooler (PgBouncer) answers but cannot reach its PostgreSQL server; "
+        "after a failover, point its [databases] at the new primary and RELOAD it (docs/fleet.md, Failover)",
+        engine="postgres", code=code)
