@@ -17,6 +17,7 @@ from .._utils import attach
 if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that every checker accepts
     from .._errors import SignatureVerificationError as SignatureVerificationError
     from .._errors import WebhookPayloadError as WebhookPayloadError
+    from .._stores.errors import PoolerUnreachableError as PoolerUnreachableError
     from .._vocabulary import WebhookHeaders as WebhookHeaders
     from ._store import StoreError as StoreError
     from .dedupe import AsyncDedupeStore as AsyncDedupeStore
@@ -76,6 +77,7 @@ __all__ = [
     "Inbox",
     "InboxEntry",
     "MemoryDedupeStore",
+    "PoolerUnreachableError",
     "PostgresDedupeStore",
     "PostgresInbox",
     "RedisDedupeStore",
@@ -120,6 +122,7 @@ _LAZY = {
     "sign_payload": ".signature",
     "verify_signature": ".signature",
     "StoreError": "._store",
+    "PoolerUnreachableError": ".._stores.errors",
     "AsyncDedupeStore": ".dedupe",
     "DedupeStore": ".dedupe",
     "MemoryDedupeStore": ".dedupe.memory",
