@@ -38,6 +38,12 @@ def _webhook_secret(args: argparse.Namespace, err: TextIO) -> str:
         if "\n" in secret_text or "\r" in secret_text:
             raise SportsPostsError(f"--secret-file {safe(args.secret_file)} holds more than one line: "
                                    "keep only the signing secret in it")
+        if not (secret_text.isascii() and secret_text.isprintable()):
+            # the dashboard's secrets are printable ASCII: anything else was decoded from bytes
+            # that are not the secret (another encoding, a binary file), which would only
+            # report every signature as not matching
+            raise SportsPostsError(f"--secret-file {safe(args.secret_file)}: not the signing secret as the "
+                                   "dashboard shows it (printable ASCII): save it as plain UTF-8 text")
         return secret_text
     secret = args.secret or os.environ.get("SPORTS_POSTS_WEBHOOK_SECRET")
     if not secret:

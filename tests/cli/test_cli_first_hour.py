@@ -238,6 +238,19 @@ def test_a_missing_or_empty_secret_file_is_a_clear_error(tmp_path: Path) -> None
     assert status == 1 and "is empty" in err
 
 
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00\x4e\x01\x4e", b"whsec_\xe9t\xe9", b"\x00\x01binary",
+                                     "whsec_caf\u00e9".encode("utf-8")])
+def test_a_secret_file_that_is_not_the_secret_as_text_says_so_in_one_line(tmp_path: Path, content: bytes) -> None:
+    """Bytes another encoding made (UTF-16 with a BOM decoding to CJK, Latin-1), a binary
+    file, or a non-ASCII secret: one line naming the file and what is wrong, never "the
+    header does not match the payload" (round three)."""
+    body, signature = _signed(tmp_path)
+    (tmp_path / "odd").write_bytes(content)
+    status, out, err = run("webhooks", "verify", body, "--signature", signature, "--secret-file", str(tmp_path / "odd"))
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert "--secret-file" in err and "odd" in err and "does not match" not in err
+
+
 def test_the_secret_flag_still_works_with_a_warning(tmp_path: Path) -> None:
     body, signature = _signed(tmp_path)
     status, out, err = run("webhooks", "verify", body, "--signature", signature, "--secret", SECRET)
