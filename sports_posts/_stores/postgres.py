@@ -1,8 +1,16 @@
 """PostgreSQL for every store: one connection manager, one schema, one ``migrate()``.
 
-A connection per thread (and per process: a forked child opens its own) and one async
-connection per event loop, or the customer's own connection used as given. Everything here
-works unchanged behind a transaction-pooling PgBouncer with its default settings:
+Connections come from ``psycopg_pool``: a ``ConnectionPool`` per process for the sync calls
+and an ``AsyncConnectionPool`` per event loop of a process for the async ones (a forked child
+and a second loop make their own, and never use or close their parent's), ``pool_size``
+connections each at most (``DEFAULT_POOL_SIZE``). A call takes one connection for itself
+and gives it back idle, or discards it: no connection is ever shared by two calls in
+flight. The pool checks a connection before lending it (``ConnectionPool.check_connection``)
+and replaces one found broken (the server restarted, a standby was promoted; a libpq
+multi-host URL with ``target_session_attrs=read-write`` then finds the new primary). The
+customer's own pool (used as given, never closed here) or connection (used as given, its
+calls serialised by psycopg) works too. Everything here works unchanged behind a
+transaction-pooling PgBouncer with its default settings:
 
 - no startup ``options``: each call is one message (``SET LOCAL statement_timeout``, the
   store's statements) that the server runs as one transaction, so the timeout applies to
@@ -12,21 +20,26 @@ works unchanged behind a transaction-pooling PgBouncer with its default settings
   client), which a pooler cannot carry from one transaction to the next;
 - a call that gives up sends a cancel request (PgBouncer forwards it) before it drops its
   socket, and the server is told to stop a little before the client gives up: a reported
-  failure decided nothing.
+  failure decided nothing. The cancel request's own socket is read until the pooler or the
+  server closes it, however long that takes, in a thread of its own (PgBouncer 1.18 aborts
+  when a client closes a cancel request's socket before it forwarded the request); the call
+  itself ends at its bound by shutting down its query socket, and that connection is
+  discarded.
 
-A call ends within ``connect_timeout`` (when a connection is opened) plus
-``statement_timeout``: the server ends the statement itself at 90% of the bound, and a
-client-side watchdog sends the cancel request at 95% (or a quarter second before the bound,
-if earlier) and ends the wait at the bound for a server that cannot answer at all. A
-connection found broken (the server restarted, a standby was promoted) is replaced on the
-next call; a libpq multi-host URL with ``target_session_attrs=read-write`` then finds the
-new primary.
+A call ends within ``connect_timeout`` (the wait for a connection of the pool, a new one
+opened meanwhile if the pool may grow: a pool whose every connection stayed busy that long
+is a ``StoreError`` saying the pool is full) plus ``statement_timeout``: the server ends the
+statement itself at 90% of the bound, and a client-side watchdog sends the cancel request at
+95% (or a quarter second before the bound, if earlier) and ends the wait at the bound for a
+server that cannot answer at all. An async call whose task is cancelled returns at once;
+its statement runs on to its end (within the same bound) and gives its connection back idle.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 import math
 import os
@@ -34,16 +47,41 @@ import select
 import socket
 import threading
 import time
-import weakref
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from urllib.parse import urlsplit
 
 from .. import _utils
 from .._errors import ParameterError
-from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
+from .._scoped import PerLoop, PerProcess
+from .errors import (
+    StoreError,
+    _hosts,
+    check_url,
+    describe_url,
+    import_driver,
+    missing_extra,
+    redact_url,
+    translated,
+)
 
-__all__ = ["NOW", "Postgres", "Result", "Statement", "schema_sql"]
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+__all__ = ["DEFAULT_POOL_SIZE", "NOW", "Postgres", "PostgresTarget", "Result", "Statement", "schema_sql"]
+
+PostgresTarget = Union[
+    str,
+    "psycopg.Connection[Any]",
+    "psycopg.AsyncConnection[Any]",
+    "psycopg_pool.ConnectionPool[Any]",
+    "psycopg_pool.AsyncConnectionPool[Any]",
+]
+"""What a PostgreSQL store is given: a ``postgresql://`` URL (the store makes its pools), a
+``psycopg_pool.ConnectionPool`` / ``AsyncConnectionPool`` or a ``psycopg.Connection`` /
+``AsyncConnection`` of yours (used as given, never closed by the store)."""
 
 Statement = tuple[str, Optional[Any]]
 Result = tuple[int, list[tuple[Any, ...]]]
@@ -73,19 +111,27 @@ def schema_sql() -> str:
     return resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
 
 
+_MIN_TICK = 0.005  # the watchdog's shortest look interval: a tiny bound never makes it spin
+
+
 class _Watchdog:
     """One daemon thread that ends a call still waiting at its deadline: it sends the
     statement's cancel request, then shuts down the socket under libpq, which then reports
     the connection closed instead of waiting on a frozen server for ever (the kernel of a
     stopped server still acknowledges, so TCP timeouts never fire).
 
-    Arming and disarming take no lock (a dict entry each, atomic under the GIL): the thread
-    is woken only when it sleeps for want of work, or when a shorter bound than any before
-    shows up; while calls run it looks at them every sixteenth of the shortest bound seen.
+    Arming takes no lock (a dict entry, atomic under the GIL); disarming and firing take one
+    short lock, so that a call that disarmed in time is never cancelled, and one that was
+    fired learns it (and then discards its connection). What the end of a call needs (a
+    duplicate of its socket, its cancel request) is made while the call still holds its
+    connection: the connection is never closed under the watchdog. The thread is woken only
+    when it sleeps for want of work, or when a shorter bound than any before shows up; while
+    calls run it looks at them every sixteenth of the shortest bound seen.
     """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._armed: dict[int, tuple[float, Any, float]] = {}  # ticket -> (deadline, connection, grace)
         self._fired: set[int] = set()
         self._tickets = itertools.count(1)
@@ -101,24 +147,26 @@ class _Watchdog:
             self._start()
         ticket = next(self._tickets)
         self._armed[ticket] = (time.monotonic() + seconds, conn, grace)
-        if seconds / 16 < self._tick:
-            self._tick = seconds / 16
+        if seconds / 16 < self._tick and self._tick > _MIN_TICK:
+            self._tick = max(_MIN_TICK, seconds / 16)
             self._wake()
         elif self._sleeping:
             self._wake()
         return ticket
 
     def disarm(self, ticket: int) -> bool:
-        """Whether the call's deadline passed (its end was sent)."""
-        self._armed.pop(ticket, None)
-        if ticket in self._fired:
-            self._fired.discard(ticket)
-            return True
+        """Whether the call's deadline passed (its end was sent: discard its connection)."""
+        with self._lock:
+            self._armed.pop(ticket, None)
+            if ticket in self._fired:
+                self._fired.discard(ticket)
+                return True
         return False
 
     def _start(self) -> None:
         with self._cond:
             if self._pid != os.getpid():
+                self._lock = threading.Lock()  # a forked child: another thread may have held it
                 self._armed, self._fired, self._sleeping = {}, set(), False
                 thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
                 thread.start()
@@ -130,96 +178,180 @@ class _Watchdog:
 
     def _run(self) -> None:
         while True:
-            now = time.monotonic()
-            earliest: Optional[float] = None
-            for ticket, (deadline, conn, grace) in self._armed.copy().items():
-                if ticket in self._fired:
-                    continue
-                if deadline <= now:  # in its own thread: a frozen server blocks only that one
-                    self._fired.add(ticket)
-                    threading.Thread(target=_end, args=(conn, grace, lambda t=ticket: t in self._armed),
-                                     daemon=True, name="sports-posts-pg-cancel").start()
-                elif earliest is None or deadline < earliest:
-                    earliest = deadline
-            with self._cond:
-                if earliest is None:
-                    self._sleeping = True  # set before the look below: an arm after it wakes us
-                    if not any(t not in self._fired for t in self._armed.copy()):
-                        self._cond.wait()
-                    self._sleeping = False
-                else:
-                    self._cond.wait(max(0.0, min(earliest - now, self._tick)))
+            try:
+                self._look()
+            except Exception:  # never an unhandled exception in this thread; look again
+                time.sleep(self._tick)
+
+    def _look(self) -> None:
+        now = time.monotonic()
+        earliest: Optional[float] = None
+        for ticket, (deadline, conn, grace) in self._armed.copy().items():
+            if ticket in self._fired:
+                continue
+            if deadline <= now:
+                self._fire(ticket, conn, grace)
+            elif earliest is None or deadline < earliest:
+                earliest = deadline
+        with self._cond:
+            if earliest is None:
+                self._sleeping = True  # set before the look below: an arm after it wakes us
+                if not any(t not in self._fired for t in self._armed.copy()):
+                    self._cond.wait()
+                self._sleeping = False
+            else:
+                self._cond.wait(max(0.0, min(earliest - now, self._tick)))
+
+    def _fire(self, ticket: int, conn: Any, grace: float) -> None:
+        with self._lock:
+            if ticket not in self._armed:  # disarmed meanwhile: it finished in time
+                return
+            self._fired.add(ticket)
+            # Made now, while the call holds its connection open (it cannot disarm, so cannot
+            # close it, before this lock is released): never a closed connection's memory.
+            end = _End(conn, grace, lambda: ticket in self._armed)
+        # In its own thread: a frozen server or pooler blocks only that one.
+        threading.Thread(target=end.run, daemon=True, name="sports-posts-pg-cancel").start()
 
 
 _WATCHDOG = _Watchdog()
 
 
+class _End:
+    """How one call that overran is ended: its cancel request (through a pooler too), then,
+    ``grace`` seconds later at most, its query socket shut down. The cancel request's socket
+    is read until the other side closes it, however long that takes (closing it first makes
+    PgBouncer 1.18 abort: its issue 801); only this thread waits for that."""
+
+    __slots__ = ("_cancel", "_deadline", "_fd", "_waiting")
+
+    def __init__(self, conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
+        self._deadline = time.monotonic() + grace
+        self._waiting = waiting
+        self._fd = -1
+        self._cancel: Any = None
+        pgconn = conn.pgconn
+        try:
+            self._fd = os.dup(pgconn.socket)  # ours: valid after the call closes its connection
+        except Exception:  # no socket any more: nothing left to end
+            return
+        try:
+            self._cancel = pgconn.cancel_conn()  # libpq 17+: a cancel that never blocks the GIL
+        except Exception:
+            try:
+                self._cancel = pgconn.get_cancel()  # an older libpq: its blocking cancel
+            except Exception:  # no cancel possible: the shutdown alone ends the call
+                self._cancel = None
+
+    def run(self) -> None:
+        try:
+            if self._fd < 0:
+                return
+            cancel = self._cancel
+            if cancel is None:
+                self._shutdown_at_deadline()
+            elif hasattr(cancel, "poll"):
+                self._poll(cancel)
+            else:
+                threading.Thread(target=_blocking_cancel, args=(cancel,), daemon=True,
+                                 name="sports-posts-pg-cancel").start()
+                self._shutdown_at_deadline()
+        except Exception:  # never an unhandled exception in this thread
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+
+    def _shutdown_at_deadline(self) -> None:
+        left = self._deadline - time.monotonic()
+        if left > 0:
+            time.sleep(left)  # this thread's own wait for the call's bound, no one else's
+        if self._waiting():
+            _shutdown(self._fd)
+
+    def _poll(self, cancel: Any) -> None:
+        from psycopg import pq
+
+        shut = False
+        try:
+            cancel.start()
+            status = pq.PollingStatus.WRITING
+            while status not in (pq.PollingStatus.OK, pq.PollingStatus.FAILED):
+                if not shut:
+                    left = self._deadline - time.monotonic()
+                    if left <= 0:  # the call's bound: its query socket alone is shut
+                        if self._waiting():
+                            _shutdown(self._fd)
+                        shut = True
+                        continue
+                timeout = None if shut else left
+                fd = cancel.socket
+                if status == pq.PollingStatus.READING:
+                    select.select([fd], [], [], timeout)
+                else:
+                    select.select([], [fd], [], timeout)
+                status = cancel.poll()
+        except Exception:  # the pooler or the server closed or refused it: it is over
+            pass
+        try:
+            if not shut:
+                self._shutdown_at_deadline()
+        finally:
+            cancel.finish()  # closed by the other side by now (or never opened)
+
+
+def _blocking_cancel(cancel: Any) -> None:
+    """libpq's blocking cancel: it returns when the other side closed the socket."""
+    with contextlib.suppress(Exception):
+        cancel.cancel()
+
+
 class _Watched:
     """One call's statements under the watchdog, for the sync and the async call: armed on
     entry, always disarmed on exit; a driver error once the watchdog ended the call becomes
-    the store's "gave no answer" error."""
+    the store's "gave no answer" error, and ``fired`` tells the call to discard its
+    connection."""
 
-    __slots__ = ("_bound", "_conn", "_store", "_ticket")
+    __slots__ = ("_bound", "_conn", "_store", "_ticket", "fired")
 
     def __init__(self, store: Postgres, conn: Any, bound: float) -> None:
         self._store, self._conn, self._bound, self._ticket = store, conn, bound, 0
+        self.fired = False
 
     def __enter__(self) -> None:
         grace = _cancel_grace(self._bound)
         self._ticket = _WATCHDOG.arm(self._bound - grace, self._conn, grace)
 
     def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
-        if _WATCHDOG.disarm(self._ticket) and isinstance(exc, self._store._errors):
+        self.fired = _WATCHDOG.disarm(self._ticket)
+        if self.fired and isinstance(exc, self._store._errors):
             raise self._store._gave_up(self._bound) from None
 
 
-def _end(conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
-    """End a call on ``conn`` that is still waiting: its cancel request (through a pooler
-    too), then, ``grace`` seconds later at most, its socket shut down."""
-    _send_cancel(conn.pgconn, grace)
-    if waiting():
-        _shutdown(conn.pgconn.socket)
+DEFAULT_POOL_SIZE = 10
+"""Connections a PostgreSQL store opens at most: per process for its sync calls, and per
+event loop for its async ones (``pool_size=`` of every PostgreSQL store)."""
 
+_WAIT_ENDS: contextvars.ContextVar[float] = contextvars.ContextVar("sports_posts_pg_wait_ends", default=0.0)
+"""When the running call's wait for a connection ends (``time.monotonic()``): the bound of
+the pool's check of the connection it is about to lend."""
 
-def _send_cancel(pgconn: Any, grace: float) -> None:
-    """Send ``pgconn``'s cancel request, waiting ``grace`` seconds at most for it to be taken
-    (libpq's non-blocking cancel: a frozen server never answers, and the GIL stays free)."""
-    from psycopg import pq
-
-    deadline = time.monotonic() + grace
-    try:
-        cancel = pgconn.cancel_conn()
-    except Exception:  # a libpq older than 17 has no non-blocking cancel: the shutdown suffices
-        return
-    try:
-        cancel.start()
-        while True:
-            status = cancel.poll()
-            left = deadline - time.monotonic()
-            if status in (pq.PollingStatus.OK, pq.PollingStatus.FAILED) or left <= 0:
-                return
-            fd = cancel.socket
-            if status == pq.PollingStatus.READING:
-                select.select([fd], [], [], left)
-            else:
-                select.select([], [fd], [], left)
-    except Exception:  # the server or the pooler is gone: the shutdown that follows suffices
-        pass
-    finally:
-        cancel.finish()
+_MIN_SIZE = 1  # kept open while idle (max_idle): the next call needs no new connection
 
 
 class Postgres:
-    """Where a store's statements run: a ``postgresql://`` URL (connections made here) or
-    the customer's ``psycopg.Connection`` / ``psycopg.AsyncConnection`` (used as given,
-    never closed here). Every driver failure is a ``StoreError`` (or ``error``)."""
+    """Where a store's statements run: a ``postgresql://`` URL (pools of connections made
+    here), the customer's ``psycopg_pool.ConnectionPool`` / ``AsyncConnectionPool`` (used as
+    given, never closed here) or the customer's ``psycopg.Connection`` /
+    ``psycopg.AsyncConnection`` (used as given, never closed here). Every driver failure is
+    a ``StoreError`` (or ``error``)."""
 
     engine = "postgres"
 
     def __init__(
         self,
         owner: str,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
@@ -227,6 +359,7 @@ class Postgres:
         auto_migrate: bool = True,
         error: type[StoreError] = StoreError,
         parameter: str = "url",
+        pool_size: Optional[int] = None,
     ) -> None:
         self.owner = owner
         self._error = error
@@ -237,18 +370,39 @@ class Postgres:
         self.url: Optional[str] = None
         self._given: Any = None
         self._given_async: Any = None
-        if isinstance(url_or_connection, str):
-            self.url = check_url(url_or_connection, ("postgresql", "postgres"), owner, parameter)
-        elif isinstance(url_or_connection, psycopg.AsyncConnection):
-            self._given_async = url_or_connection
-        elif isinstance(url_or_connection, psycopg.Connection):
-            self._given = url_or_connection
-        else:
+        self._given_pool: Any = None
+        self._given_apool: Any = None
+        target: Any = url_or_connection
+        if isinstance(target, str):
+            self.url = check_url(target, ("postgresql", "postgres"), owner, parameter)
+        elif isinstance(target, psycopg.AsyncConnection):
+            self._given_async = target
+        elif isinstance(target, psycopg.Connection):
+            self._given = target
+        elif type(target).__module__.split(".", 1)[0] == "psycopg_pool":
+            pools = _pool_module(owner)
+            if isinstance(target, pools.AsyncConnectionPool):
+                self._given_apool = target
+            elif isinstance(target, pools.ConnectionPool):
+                self._given_pool = target
+        if self.url is None and all(given is None for given in (
+                self._given, self._given_async, self._given_pool, self._given_apool)):
             raise ParameterError(
-                f"{owner} needs a postgresql:// URL or a psycopg connection, not "
-                f"{type(url_or_connection).__name__}",
+                f"{owner} needs a postgresql:// URL, a psycopg connection or a psycopg_pool "
+                f"pool, not {type(target).__name__}",
                 parameter=parameter,
             )
+        if pool_size is not None and self.url is None:
+            raise ParameterError(
+                f"{owner}: pool_size sizes the pools made from a URL; the pool or connection "
+                "you pass is used as it is (its own max_size)",
+                parameter="pool_size",
+            )
+        if pool_size is None:
+            pool_size = DEFAULT_POOL_SIZE
+        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+            raise ParameterError(f"{owner}: pool_size must be a positive integer", parameter="pool_size")
+        self.pool_size = pool_size
         self.connect_timeout = _utils.seconds("connect_timeout", connect_timeout)
         self.statement_timeout = _utils.seconds("statement_timeout", statement_timeout)
         lock = _utils.optional_seconds("lock_timeout", lock_timeout)
@@ -263,9 +417,12 @@ class Postgres:
             # pooler hands each transaction whichever server connection is free.
             "prepare_threshold": None,
         }
+        # The wait for a connection of the pool: a new one may be opened meanwhile, on
+        # each host of a multi-host URL in turn.
+        self._wait_bound = float(self._connect_bound * _host_count(self.url))
         self._settings_of: dict[float, list[str]] = {}
-        self._local = threading.local()
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._pool: PerProcess[Any] = PerProcess(self._new_pool)
+        self._apools: PerLoop[Any] = PerLoop(self._new_apool)
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()
 
@@ -286,6 +443,12 @@ class Postgres:
         """Host, port and database for a repr: never a password."""
         if self.url is not None:
             return describe_url(self.url)
+        pool = self._given_pool if self._given_pool is not None else self._given_apool
+        if pool is not None:
+            conninfo = pool.conninfo if isinstance(pool.conninfo, str) else ""
+            if conninfo.lower().startswith(("postgresql:", "postgres:")):
+                return describe_url(conninfo)
+            return f"<pool {pool.name}>"
         conn = self._given if self._given is not None else self._given_async
         try:
             info = conn.info
@@ -311,6 +474,20 @@ class Postgres:
             f"{self.connect_bound:g} s per host (connect_timeout); nothing was sent",
             engine=self.engine, code="08001",
         )
+
+    def _no_slot(self, pool: Any, waited: float) -> StoreError:
+        """A pool that lent no connection within the wait: full, or none could be opened."""
+        stats = pool.get_stats()
+        if stats.get("pool_size", 0) >= pool.max_size and stats.get("pool_available", 0) == 0:
+            given = pool is self._given_pool or pool is self._given_apool
+            parameter = "the max_size of the pool you passed" if given else "pool_size"
+            return self._error(
+                f"{self.owner}: the connection pool is full: its {pool.max_size} connections "
+                f"stayed busy with other calls for the call's wait of {waited:g} s "
+                f"(connect_timeout); nothing was sent. Raise {parameter}, or make fewer calls "
+                "at once", engine=self.engine, code="53300",
+            )
+        return self._no_connection()
 
     def _gave_up(self, bound: float) -> StoreError:
         return self._error(
@@ -339,27 +516,48 @@ class Postgres:
             parts.append(sql if params is None else cur.mogrify(sql, params))
         return ";\n".join(parts)
 
+    def _pool_args(self, cursor: Any) -> dict[str, Any]:
+        return {
+            "kwargs": {**self._connect_args, "cursor_factory": cursor},
+            "min_size": min(_MIN_SIZE, self.pool_size),
+            "max_size": self.pool_size,
+            "timeout": self._wait_bound,
+            "name": f"sports-posts {self.owner}",
+        }
+
     # -- sync ----------------------------------------------------------------------------
 
-    def connection(self) -> Any:
-        """This thread's connection, opened anew after a fork or when found broken."""
-        if self._given is not None:
-            return self._given
-        if self.url is None:
-            raise ParameterError(
-                f"{self.owner} was given an async connection: use its async methods", parameter="url"
-            )
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid() and _alive(conn):
-            return conn
-        if conn is not None and self._local.pid == os.getpid():
-            conn.close()
+    def _new_pool(self) -> Any:
+        pools = _pool_module(self.owner)
+        return pools.ConnectionPool(
+            self.url, connection_class=self._driver.Connection, open=True,
+            check=self._check, num_workers=2,
+            **self._pool_args(self._driver.ClientCursor),
+        )
+
+    def _check(self, conn: Any) -> None:
+        """The pool's check of a connection before it lends it (an empty statement: a
+        connection the server dropped is discarded and replaced), within what is left of
+        the call's wait, so that a frozen server cannot hold it longer."""
+        watched = _Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
-            conn = self._driver.connect(self.url, cursor_factory=self._driver.ClientCursor, **self._connect_args)
-        except self._driver.errors.ConnectionTimeout:
-            raise self._no_connection() from None
-        self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
+            with watched:
+                _pool_module(self.owner).ConnectionPool.check_connection(conn)
+        finally:
+            if watched.fired:
+                conn.close()
+
+    def pool(self) -> Any:
+        """This process's pool of sync connections (made on first use; a forked child makes
+        its own), or the customer's pool."""
+        if self._given_pool is not None:
+            return self._given_pool
+        if self.url is None:
+            kind = "an async connection" if self._given_async is not None else "a connection"
+            if self._given_apool is not None:
+                kind = "an async pool"
+            raise ParameterError(f"{self.owner} was given {kind}: use its async methods", parameter="url")
+        return self._pool.get()
 
     def run(
         self, statements: Sequence[Statement], *, connection: Any = None, timeout: Optional[float] = None
@@ -373,23 +571,42 @@ class Postgres:
                     _on_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return _on_given(connection, statements)
-            conn = self.connection()
+            if self._given is not None:  # the customer's connection: their settings, their bounds
+                if not self._migrated:
+                    _on_given(self._given, _migration(), atomic=True)
+                    self._migrated = True
+                return _on_given(self._given, statements)
+            pool = self.pool()
             if not self._migrated:
                 with self._migrate_lock:
                     if not self._migrated:
-                        self._guarded(conn, _migration())
+                        self._pooled(pool, _migration())
                         self._migrated = True
-            return self._guarded(conn, statements, timeout)
+            return self._pooled(pool, statements, timeout)
 
-    def _guarded(self, conn: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
-        if conn is self._given:  # the customer's connection: their settings, their bounds
-            return _on_given(conn, statements)
+    def _pooled(self, pool: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
+        """One call on a connection of ``pool`` of its own, given back idle or discarded."""
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
-        with conn.cursor() as cur:
-            text = self.wire(cur, statements, bound)
-            with _Watched(self, conn, bound):
-                cur.execute(text)
-                return _results(cur, len(self._settings(bound)), len(statements))
+        wait = self._wait_bound if timeout is None else min(self._wait_bound, timeout)
+        _WAIT_ENDS.set(time.monotonic() + wait)
+        try:
+            conn = pool.getconn(timeout=wait)
+        except _pool_module(self.owner).PoolTimeout:
+            raise self._no_slot(pool, wait) from None
+        watched = _Watched(self, conn, bound)
+        try:
+            with self._driver.ClientCursor(conn) as cur:
+                text = self.wire(cur, statements, bound)
+                with watched:
+                    cur.execute(text, prepare=False)
+                    results = _results(cur, len(self._settings(bound)), len(statements))
+                    if not conn.autocommit:  # the customer's pool: our transaction, committed
+                        conn.commit()
+                    return results
+        finally:
+            if watched.fired:  # its socket was shut down, or a cancel may still reach it
+                conn.close()
+            pool.putconn(conn)
 
     def execute(
         self, sql: str, keys: Sequence[str], params: Any, *, timeout: Optional[float] = None
@@ -405,34 +622,42 @@ class Postgres:
         self.run([])
 
     def close(self) -> None:
-        """Close this thread's own connection (a customer's connection stays open)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close this process's own pool of sync connections (a customer's pool or connection
+        stays open); a later call opens a new one."""
+        pool = self._pool.take()
+        if pool is not None:
+            pool.close()
 
     # -- async ---------------------------------------------------------------------------
 
-    async def aconnection(self) -> Any:
-        """This event loop's async connection (psycopg serialises the loop's tasks on it)."""
-        if self._given_async is not None:
-            return self._given_async
-        if self.url is None:
-            raise ParameterError(
-                f"{self.owner} was given a sync connection: use its sync methods", parameter="url"
-            )
-        loop = asyncio.get_running_loop()
-        conn = self._async.get(loop)
-        if conn is None or not _alive(conn):
-            if conn is not None:
+    def _new_apool(self) -> Any:
+        pools = _pool_module(self.owner)
+        return pools.AsyncConnectionPool(
+            self.url, connection_class=self._driver.AsyncConnection, open=False,
+            check=self._acheck, num_workers=2,
+            **self._pool_args(self._driver.AsyncClientCursor),
+        )
+
+    async def _acheck(self, conn: Any) -> None:
+        watched = _Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
+        try:
+            with watched:
+                await _pool_module(self.owner).AsyncConnectionPool.check_connection(conn)
+        finally:
+            if watched.fired:
                 await conn.close()
-            try:
-                conn = await self._driver.AsyncConnection.connect(
-                    self.url, cursor_factory=self._driver.AsyncClientCursor, **self._connect_args)
-            except self._driver.errors.ConnectionTimeout:
-                raise self._no_connection() from None
-            self._async[loop] = conn
-        return conn
+
+    async def apool(self) -> Any:
+        """This event loop's pool of async connections (made on first use; a second loop or
+        a forked child makes its own), or the customer's async pool."""
+        if self._given_apool is not None:
+            return self._given_apool
+        if self.url is None:
+            kind = "a sync pool" if self._given_pool is not None else "a sync connection"
+            raise ParameterError(f"{self.owner} was given {kind}: use its sync methods", parameter="url")
+        pool = self._apools.get()
+        await pool.open()  # once; a no-op on an open pool
+        return pool
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
         """``run`` on an async connection."""
@@ -442,28 +667,55 @@ class Postgres:
                     await _aon_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return await _aon_given(connection, statements)
-            conn = await self.aconnection()
+            if self._given_async is not None:
+                if not self._migrated:
+                    await _aon_given(self._given_async, _migration(), atomic=True)
+                    self._migrated = True
+                return await _aon_given(self._given_async, statements)
+            pool = await self.apool()
             if not self._migrated:
-                await self._aguarded(conn, _migration())
+                await self._ashielded(pool, _migration())
                 self._migrated = True
-            return await self._aguarded(conn, statements)
+            return await self._ashielded(pool, statements)
 
-    async def _aguarded(self, conn: Any, statements: Sequence[Statement]) -> list[Result]:
-        if conn is self._given_async:
-            return await _aon_given(conn, statements)
+    async def _ashielded(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
+        # A task cancelled (a client that went away, a timeout of the caller's) returns at
+        # once; its statement runs on in a task of its own, within its bound, and gives its
+        # connection back idle. Not psycopg's own cancellation: that would wait for a cancel
+        # request a frozen server cannot answer, and close its socket early (PgBouncer 1.18).
+        task = asyncio.ensure_future(self._apooled(pool, statements))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(_consume)
+            raise
+
+    async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
         bound = self.statement_timeout
-        # Not a task cancellation: psycopg would then wait for a cancel request the frozen
-        # server cannot answer either.
-        async with conn.cursor() as cur:
-            text = self.wire(cur, statements, bound)
-            with _Watched(self, conn, bound):
-                await cur.execute(text)
-                return await _aresults(cur, len(self._settings(bound)), len(statements))
+        _WAIT_ENDS.set(time.monotonic() + self._wait_bound)
+        try:
+            conn = await pool.getconn(timeout=self._wait_bound)
+        except _pool_module(self.owner).PoolTimeout:
+            raise self._no_slot(pool, self._wait_bound) from None
+        watched = _Watched(self, conn, bound)
+        try:
+            async with self._driver.AsyncClientCursor(conn) as cur:
+                text = self.wire(cur, statements, bound)
+                with watched:
+                    await cur.execute(text, prepare=False)
+                    results = await _aresults(cur, len(self._settings(bound)), len(statements))
+                    if not conn.autocommit:
+                        await conn.commit()
+                    return results
+        finally:
+            if watched.fired:
+                await conn.close()
+            await pool.putconn(conn)
 
     async def aexecute(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
-        """``execute`` on this event loop's connection, or in a worker thread when the
-        customer gave a sync connection."""
-        if self._given is not None:
+        """``execute`` on a connection of this event loop's pool, or in a worker thread when
+        the customer gave a sync connection or pool."""
+        if self._given is not None or self._given_pool is not None:
             import anyio.to_thread
 
             return await anyio.to_thread.run_sync(self.execute, sql, keys, params)
@@ -476,25 +728,35 @@ class Postgres:
         await self.arun([])
 
     async def aclose(self) -> None:
-        """Close this event loop's own async connection, and this thread's sync one."""
+        """Close this event loop's own pool of async connections, and this process's sync one."""
         self.close()
-        loop = asyncio.get_running_loop()
-        conn = self._async.pop(loop, None)
-        if conn is not None:
-            await conn.close()
+        pool = self._apools.take()
+        if pool is not None:
+            await pool.close()
 
 
-def _alive(conn: Any) -> bool:
-    """Whether an idle connection is still usable. The server says nothing to an idle
-    connection unless it is going away (a restart, an administrator's terminate), so
-    anything to read means it is gone: replaced now rather than failing this call."""
-    if conn.closed or conn.broken:
-        return False
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Read the end of a call whose caller was cancelled: nothing left unretrieved."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _pool_module(owner: str) -> Any:
     try:
-        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
-    except Exception:  # no socket any more (psycopg or the OS says so): not usable
-        return False
-    return not readable
+        import psycopg_pool
+    except ImportError:
+        raise missing_extra(owner, "postgres") from None
+    return psycopg_pool
+
+
+def _host_count(url: Optional[str]) -> int:
+    """Hosts a libpq multi-host URL names (each gets ``connect_timeout`` in turn)."""
+    if url is None:
+        return 1
+    try:
+        return max(1, len(_hosts(urlsplit(url).netloc)))
+    except ValueError:
+        return 1
 
 
 def _shutdown(fd: int) -> None:
