@@ -311,3 +311,100 @@ def test_a_call_that_gives_up_on_a_frozen_server_never_crashes_pgbouncer(
             assert inbox.counts()["dead"] == 0
             inbox.close()
     assert unhandled == []
+
+
+# -- one ASGI receiver under a burst, through PgBouncer, with a restart in the middle -----
+
+
+@pytest.fixture
+def restartable_pg() -> Iterator[PostgresProcess]:
+    server = PostgresProcess()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+@pytest.mark.processes
+@pytest.mark.parametrize("restart", [False, True], ids=["steady", "postgres-restarted"])
+def test_200_concurrent_deliveries_into_one_uvicorn_receiver_each_story_once(
+    restartable_pg: PostgresProcess, restart: bool, unhandled: list[BaseException]
+) -> None:
+    import httpx
+
+    from sports_posts.testing import serve_asgi
+    from sports_posts.webhooks import WebhookReceiver
+    from sports_posts.webhooks.adapters.asgi import WebhookASGIApp
+    from support.servers import private_pgbouncer
+    from tests.webhooks.webhook_helpers import SECRET, signed
+
+    direct = restartable_pg.url
+    with psycopg.connect(direct, autocommit=True) as conn:
+        conn.execute("CREATE TABLE story_effects (story text NOT NULL)")  # no key: a second effect shows
+
+    with private_pgbouncer(direct, "transaction") as bouncer:
+        bounds = {"connect_timeout": 2.0, "statement_timeout": 2.0}
+        store = PostgresDedupeStore(bouncer, lease=3.0, **bounds)
+        inbox = PostgresInbox(bouncer, lease=3.0, backoff=(0.2,), max_attempts=50, **bounds)
+
+        def handler(event: Any) -> None:
+            # The exactly-once effect docs/fleet.md shows: the claim commits with the write.
+            with psycopg.connect(direct, connect_timeout=5) as conn, conn.transaction():
+                if store.claim_in(conn, f"effect:{event.dedupe_key}"):
+                    conn.execute("INSERT INTO story_effects VALUES (%s)", [event.dedupe_key])
+
+        receiver = WebhookReceiver(SECRET, handler, store=store, inbox=inbox, poll_interval=0.2)
+        stories = [str(10**18 + int(uuid.uuid4().int % 10**17) + i) for i in range(150)]
+        requests = [signed(id=story) for story in stories] + [signed(id=story) for story in stories[:50]]
+        statuses: dict[int, list[int]] = {i: [] for i in range(len(requests))}
+
+        async def deliver(client: httpx.AsyncClient, url: str, index: int) -> None:
+            request = requests[index]
+            try:
+                answer = await client.post(url, content=request.body, headers=request.headers)
+                statuses[index].append(answer.status_code)
+            except httpx.HTTPError:
+                statuses[index].append(0)  # the service retries a failed request too
+
+        async def service(url: str) -> None:
+            limits = httpx.Limits(max_connections=len(requests), max_keepalive_connections=len(requests))
+            async with httpx.AsyncClient(timeout=30.0, limits=limits) as client:
+                burst = [asyncio.ensure_future(deliver(client, url, i)) for i in range(len(requests))]
+                if restart:  # PostgreSQL restarted (fast stop, start) once a third have answered
+                    while sum(1 for s in statuses.values() if s) < len(requests) // 3:
+                        await asyncio.sleep(0.005)  # polling the burst's progress
+                    await asyncio.get_running_loop().run_in_executor(None, restartable_pg.restart)
+                await asyncio.gather(*burst)
+                # The service's retries: each delivery not yet acknowledged is sent again.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    pending = [i for i, s in statuses.items() if not (200 <= s[-1] < 300)]
+                    if not pending:
+                        return
+                    await asyncio.sleep(0.25)  # the service's retry cadence, not a synchronisation
+                    await asyncio.gather(*(deliver(client, url, i) for i in pending))
+
+        with serve_asgi(WebhookASGIApp(receiver), lifespan="on") as root:
+            asyncio.run(service(root + "/"))
+            deadline = time.monotonic() + 60
+            with psycopg.connect(direct, autocommit=True) as conn:
+                while time.monotonic() < deadline:
+                    done = conn.execute("SELECT count(*) FROM story_effects").fetchone()
+                    if done and done[0] >= len(stories):
+                        break
+                    time.sleep(0.05)  # polling the inbox worker's progress
+                effects = conn.execute("SELECT story, count(*) FROM story_effects GROUP BY story").fetchall()
+        receiver.close()
+        store.close()
+        inbox.close()
+
+    never_acknowledged = [i for i, s in statuses.items() if not (200 <= s[-1] < 300)]
+    assert never_acknowledged == [], f"a 409 or 503 loop: {[statuses[i] for i in never_acknowledged[:5]]}"
+    counts = dict(effects)
+    assert len(counts) == len(stories), f"{len(stories) - len(counts)} stories lost"
+    assert set(counts.values()) == {1}, "every story's effect exactly once"
+    if not restart:
+        assert all(s == [s[0]] and 200 <= s[0] < 300 for s in statuses.values()), "steady: each answered 2xx at once"
+    assert unhandled == []
