@@ -20,11 +20,8 @@ transaction-pooling PgBouncer with its default settings:
   client), which a pooler cannot carry from one transaction to the next;
 - a call that gives up sends a cancel request (PgBouncer forwards it) before it drops its
   socket, and the server is told to stop a little before the client gives up: a reported
-  failure decided nothing. The cancel request's own socket is read until the pooler or the
-  server closes it, however long that takes, in a thread of its own (PgBouncer 1.18 aborts
-  when a client closes a cancel request's socket before it forwarded the request); the call
-  itself ends at its bound by shutting down its query socket, and that connection is
-  discarded.
+  failure decided nothing (``watchdog.py``: a cancel request's socket is never closed
+  before the pooler closes it, which PgBouncer 1.18 could not survive).
 
 A call ends within ``connect_timeout`` (the wait for a connection of the pool, a new one
 opened meanwhile if the pool may grow: a pool whose every connection stayed busy that long
@@ -40,16 +37,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import itertools
 import math
-import os
-import select
-import socket
 import threading
 import time
 from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 from urllib.parse import urlsplit
 
 from .. import _utils
@@ -65,6 +58,9 @@ from .errors import (
     redact_url,
     translated,
 )
+from .given import aon_given as _aon_given
+from .given import on_given as _on_given
+from .watchdog import Watched
 
 if TYPE_CHECKING:
     import psycopg
@@ -93,239 +89,13 @@ NOW = "COALESCE(%(now)s::float8, extract(epoch FROM clock_timestamp()))"
 _MIGRATE_LOCK = 0x5350_494E  # one advisory lock for every store's DDL (CREATE IF NOT EXISTS races)
 
 # Within a call's bound: the server is told to stop at SERVER_SHARE of it (its own, clearer
-# error, and a statement it stops is rolled back), the client watchdog sends its cancel
-# request at CANCEL_SHARE of it (or CANCEL_TIME before the bound, if earlier: a cancel
-# request crosses a pooler and a busy machine too) and drops the socket at the bound itself.
+# error, and a statement it stops is rolled back); the watchdog (watchdog.py) ends the rest.
 SERVER_SHARE = 0.9
-CANCEL_SHARE = 0.95
-CANCEL_TIME = 0.25
-
-
-def _cancel_grace(bound: float) -> float:
-    """Seconds before the bound at which a call's cancel request is sent."""
-    return max(bound * (1 - CANCEL_SHARE), min(CANCEL_TIME, bound / 2))
 
 
 def schema_sql() -> str:
     """Every table the SDK owns on PostgreSQL (``schema.sql`` beside this module)."""
     return resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
-
-
-_MIN_TICK = 0.005  # the watchdog's shortest look interval: a tiny bound never makes it spin
-
-
-class _Watchdog:
-    """One daemon thread that ends a call still waiting at its deadline: it sends the
-    statement's cancel request, then shuts down the socket under libpq, which then reports
-    the connection closed instead of waiting on a frozen server for ever (the kernel of a
-    stopped server still acknowledges, so TCP timeouts never fire).
-
-    Arming takes no lock (a dict entry, atomic under the GIL); disarming and firing take one
-    short lock, so that a call that disarmed in time is never cancelled, and one that was
-    fired learns it (and then discards its connection). What the end of a call needs (a
-    duplicate of its socket, its cancel request) is made while the call still holds its
-    connection: the connection is never closed under the watchdog. The thread is woken only
-    when it sleeps for want of work, or when a shorter bound than any before shows up; while
-    calls run it looks at them every sixteenth of the shortest bound seen.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._lock = threading.Lock()
-        self._armed: dict[int, tuple[float, Any, float]] = {}  # ticket -> (deadline, connection, grace)
-        self._fired: set[int] = set()
-        self._tickets = itertools.count(1)
-        self._thread: Optional[threading.Thread] = None
-        self._pid = 0
-        self._sleeping = False
-        self._tick = 1.0
-
-    def arm(self, seconds: float, conn: Any, grace: float) -> int:
-        """End the call on ``conn`` in ``seconds`` (its cancel, then ``grace`` seconds later
-        at most its socket) unless disarmed first."""
-        if self._pid != os.getpid():  # first use, or a forked child: no thread here yet
-            self._start()
-        ticket = next(self._tickets)
-        self._armed[ticket] = (time.monotonic() + seconds, conn, grace)
-        if seconds / 16 < self._tick and self._tick > _MIN_TICK:
-            self._tick = max(_MIN_TICK, seconds / 16)
-            self._wake()
-        elif self._sleeping:
-            self._wake()
-        return ticket
-
-    def disarm(self, ticket: int) -> bool:
-        """Whether the call's deadline passed (its end was sent: discard its connection)."""
-        with self._lock:
-            self._armed.pop(ticket, None)
-            if ticket in self._fired:
-                self._fired.discard(ticket)
-                return True
-        return False
-
-    def _start(self) -> None:
-        with self._cond:
-            if self._pid != os.getpid():
-                self._lock = threading.Lock()  # a forked child: another thread may have held it
-                self._armed, self._fired, self._sleeping = {}, set(), False
-                thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
-                thread.start()
-                self._thread, self._pid = thread, os.getpid()
-
-    def _wake(self) -> None:
-        with self._cond:
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                self._look()
-            except Exception:  # never an unhandled exception in this thread; look again
-                time.sleep(self._tick)
-
-    def _look(self) -> None:
-        now = time.monotonic()
-        earliest: Optional[float] = None
-        for ticket, (deadline, conn, grace) in self._armed.copy().items():
-            if ticket in self._fired:
-                continue
-            if deadline <= now:
-                self._fire(ticket, conn, grace)
-            elif earliest is None or deadline < earliest:
-                earliest = deadline
-        with self._cond:
-            if earliest is None:
-                self._sleeping = True  # set before the look below: an arm after it wakes us
-                if not any(t not in self._fired for t in self._armed.copy()):
-                    self._cond.wait()
-                self._sleeping = False
-            else:
-                self._cond.wait(max(0.0, min(earliest - now, self._tick)))
-
-    def _fire(self, ticket: int, conn: Any, grace: float) -> None:
-        with self._lock:
-            if ticket not in self._armed:  # disarmed meanwhile: it finished in time
-                return
-            self._fired.add(ticket)
-            # Made now, while the call holds its connection open (it cannot disarm, so cannot
-            # close it, before this lock is released): never a closed connection's memory.
-            end = _End(conn, grace, lambda: ticket in self._armed)
-        # In its own thread: a frozen server or pooler blocks only that one.
-        threading.Thread(target=end.run, daemon=True, name="sports-posts-pg-cancel").start()
-
-
-_WATCHDOG = _Watchdog()
-
-
-class _End:
-    """How one call that overran is ended: its cancel request (through a pooler too), then,
-    ``grace`` seconds later at most, its query socket shut down. The cancel request's socket
-    is read until the other side closes it, however long that takes (closing it first makes
-    PgBouncer 1.18 abort: its issue 801); only this thread waits for that."""
-
-    __slots__ = ("_cancel", "_deadline", "_fd", "_waiting")
-
-    def __init__(self, conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
-        self._deadline = time.monotonic() + grace
-        self._waiting = waiting
-        self._fd = -1
-        self._cancel: Any = None
-        pgconn = conn.pgconn
-        try:
-            self._fd = os.dup(pgconn.socket)  # ours: valid after the call closes its connection
-        except Exception:  # no socket any more: nothing left to end
-            return
-        try:
-            self._cancel = pgconn.cancel_conn()  # libpq 17+: a cancel that never blocks the GIL
-        except Exception:
-            try:
-                self._cancel = pgconn.get_cancel()  # an older libpq: its blocking cancel
-            except Exception:  # no cancel possible: the shutdown alone ends the call
-                self._cancel = None
-
-    def run(self) -> None:
-        try:
-            if self._fd < 0:
-                return
-            cancel = self._cancel
-            if cancel is None:
-                self._shutdown_at_deadline()
-            elif hasattr(cancel, "poll"):
-                self._poll(cancel)
-            else:
-                threading.Thread(target=_blocking_cancel, args=(cancel,), daemon=True,
-                                 name="sports-posts-pg-cancel").start()
-                self._shutdown_at_deadline()
-        except Exception:  # never an unhandled exception in this thread
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(self._fd)
-
-    def _shutdown_at_deadline(self) -> None:
-        left = self._deadline - time.monotonic()
-        if left > 0:
-            time.sleep(left)  # this thread's own wait for the call's bound, no one else's
-        if self._waiting():
-            _shutdown(self._fd)
-
-    def _poll(self, cancel: Any) -> None:
-        from psycopg import pq
-
-        shut = False
-        try:
-            cancel.start()
-            status = pq.PollingStatus.WRITING
-            while status not in (pq.PollingStatus.OK, pq.PollingStatus.FAILED):
-                if not shut:
-                    left = self._deadline - time.monotonic()
-                    if left <= 0:  # the call's bound: its query socket alone is shut
-                        if self._waiting():
-                            _shutdown(self._fd)
-                        shut = True
-                        continue
-                timeout = None if shut else left
-                fd = cancel.socket
-                if status == pq.PollingStatus.READING:
-                    select.select([fd], [], [], timeout)
-                else:
-                    select.select([], [fd], [], timeout)
-                status = cancel.poll()
-        except Exception:  # the pooler or the server closed or refused it: it is over
-            pass
-        try:
-            if not shut:
-                self._shutdown_at_deadline()
-        finally:
-            cancel.finish()  # closed by the other side by now (or never opened)
-
-
-def _blocking_cancel(cancel: Any) -> None:
-    """libpq's blocking cancel: it returns when the other side closed the socket."""
-    with contextlib.suppress(Exception):
-        cancel.cancel()
-
-
-class _Watched:
-    """One call's statements under the watchdog, for the sync and the async call: armed on
-    entry, always disarmed on exit; a driver error once the watchdog ended the call becomes
-    the store's "gave no answer" error, and ``fired`` tells the call to discard its
-    connection."""
-
-    __slots__ = ("_bound", "_conn", "_store", "_ticket", "fired")
-
-    def __init__(self, store: Postgres, conn: Any, bound: float) -> None:
-        self._store, self._conn, self._bound, self._ticket = store, conn, bound, 0
-        self.fired = False
-
-    def __enter__(self) -> None:
-        grace = _cancel_grace(self._bound)
-        self._ticket = _WATCHDOG.arm(self._bound - grace, self._conn, grace)
-
-    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
-        self.fired = _WATCHDOG.disarm(self._ticket)
-        if self.fired and isinstance(exc, self._store._errors):
-            raise self._store._gave_up(self._bound) from None
 
 
 DEFAULT_POOL_SIZE = 10
@@ -539,7 +309,7 @@ class Postgres:
         """The pool's check of a connection before it lends it (an empty statement: a
         connection the server dropped is discarded and replaced), within what is left of
         the call's wait, so that a frozen server cannot hold it longer."""
-        watched = _Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
+        watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:
                 _pool_module(self.owner).ConnectionPool.check_connection(conn)
@@ -593,7 +363,7 @@ class Postgres:
             conn = pool.getconn(timeout=wait)
         except _pool_module(self.owner).PoolTimeout:
             raise self._no_slot(pool, wait) from None
-        watched = _Watched(self, conn, bound)
+        watched = Watched(self, conn, bound)
         try:
             with self._driver.ClientCursor(conn) as cur:
                 text = self.wire(cur, statements, bound)
@@ -630,16 +400,20 @@ class Postgres:
 
     # -- async ---------------------------------------------------------------------------
 
-    def _new_apool(self) -> Any:
+    def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
         pools = _pool_module(self.owner)
-        return pools.AsyncConnectionPool(
+        pool = pools.AsyncConnectionPool(
             self.url, connection_class=self._driver.AsyncConnection, open=False,
             check=self._acheck, num_workers=2,
             **self._pool_args(self._driver.AsyncClientCursor),
         )
+        # The pool closes when its loop ends (asyncio.run cancels every task left): its own
+        # workers, cancelled in the middle of a connection, would otherwise wait for more
+        # work for ever and asyncio.run would never return.
+        return pool, asyncio.get_running_loop().create_task(_close_with_the_loop(pool))
 
     async def _acheck(self, conn: Any) -> None:
-        watched = _Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
+        watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:
                 await _pool_module(self.owner).AsyncConnectionPool.check_connection(conn)
@@ -655,7 +429,7 @@ class Postgres:
         if self.url is None:
             kind = "a sync pool" if self._given_pool is not None else "a sync connection"
             raise ParameterError(f"{self.owner} was given {kind}: use its sync methods", parameter="url")
-        pool = self._apools.get()
+        pool = self._apools.get()[0]
         await pool.open()  # once; a no-op on an open pool
         return pool
 
@@ -697,7 +471,7 @@ class Postgres:
             conn = await pool.getconn(timeout=self._wait_bound)
         except _pool_module(self.owner).PoolTimeout:
             raise self._no_slot(pool, self._wait_bound) from None
-        watched = _Watched(self, conn, bound)
+        watched = Watched(self, conn, bound)
         try:
             async with self._driver.AsyncClientCursor(conn) as cur:
                 text = self.wire(cur, statements, bound)
@@ -730,9 +504,20 @@ class Postgres:
     async def aclose(self) -> None:
         """Close this event loop's own pool of async connections, and this process's sync one."""
         self.close()
-        pool = self._apools.take()
-        if pool is not None:
+        mine = self._apools.take()
+        if mine is not None:
+            pool, guard = mine
+            guard.cancel()
             await pool.close()
+
+
+async def _close_with_the_loop(pool: Any) -> None:
+    """Wait until this loop's tasks are cancelled (the loop ends), then close ``pool``."""
+    try:
+        await asyncio.get_running_loop().create_future()
+    finally:
+        with contextlib.suppress(Exception):
+            await pool.close(timeout=1.0)
 
 
 def _consume(task: asyncio.Future[Any]) -> None:
@@ -757,18 +542,6 @@ def _host_count(url: Optional[str]) -> int:
         return max(1, len(_hosts(urlsplit(url).netloc)))
     except ValueError:
         return 1
-
-
-def _shutdown(fd: int) -> None:
-    """End a connection's socket under libpq: its wait returns, the connection is broken."""
-    try:
-        sock = socket.socket(fileno=os.dup(fd))
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        finally:
-            sock.close()
-    except OSError:
-        pass  # the connection closed meanwhile: nothing left to end
 
 
 def _migration() -> list[Statement]:
@@ -796,34 +569,6 @@ async def _aresults(cur: Any, settings: int, statements: int) -> list[Result]:
     for index in range(statements):
         if index:
             cur.nextset()
-        results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
-    return results
-
-
-def _on_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
-    """Run on the customer's connection, inside their transaction if one is open, never
-    prepared (their pooler may be one that cannot keep a prepared statement). Several
-    statements (or ``atomic``) go all or nothing: in a transaction, or a savepoint in theirs."""
-    results: list[Result] = []
-    with conn.transaction() if atomic or len(statements) > 1 else contextlib.nullcontext(), conn.cursor() as cur:
-        for sql, params in statements:
-            cur.execute(sql, params, prepare=False)
-            results.append((cur.rowcount, cur.fetchall() if cur.description else []))
-    return results
-
-
-async def _aon_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
-    if atomic or len(statements) > 1:
-        async with conn.transaction(), conn.cursor() as cur:
-            return await _aexecute_given(cur, statements)
-    async with conn.cursor() as cur:
-        return await _aexecute_given(cur, statements)
-
-
-async def _aexecute_given(cur: Any, statements: Sequence[Statement]) -> list[Result]:
-    results: list[Result] = []
-    for sql, params in statements:
-        await cur.execute(sql, params, prepare=False)
         results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
 

@@ -345,7 +345,7 @@ def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None
     import socket as socket_module
     import types
 
-    from sports_posts._stores.postgres import _Watchdog
+    from sports_posts._stores.watchdog import _Watchdog
 
     def no_cancel() -> Any:
         raise RuntimeError("no cancel request here: the socket shutdown alone")
