@@ -35,7 +35,6 @@ its statement runs on to its end (within the same bound) and gives its connectio
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import math
 import threading
@@ -43,23 +42,22 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Optional, Union
-from urllib.parse import urlsplit
 
 from .. import _utils
 from .._errors import ParameterError
 from .._scoped import PerLoop, PerProcess
 from .errors import (
     StoreError,
-    _hosts,
     check_url,
     describe_url,
     import_driver,
-    missing_extra,
     redact_url,
+    scrub,
     translated,
 )
 from .given import aon_given as _aon_given
 from .given import on_given as _on_given
+from .pools import arecording, close_with_the_loop, consume, host_count, pool_module, recording
 from .watchdog import Watched
 
 if TYPE_CHECKING:
@@ -150,7 +148,7 @@ class Postgres:
         elif isinstance(target, psycopg.Connection):
             self._given = target
         elif type(target).__module__.split(".", 1)[0] == "psycopg_pool":
-            pools = _pool_module(owner)
+            pools = pool_module(owner)
             if isinstance(target, pools.AsyncConnectionPool):
                 self._given_apool = target
             elif isinstance(target, pools.ConnectionPool):
@@ -189,10 +187,11 @@ class Postgres:
         }
         # The wait for a connection of the pool: a new one may be opened meanwhile, on
         # each host of a multi-host URL in turn.
-        self._wait_bound = float(self._connect_bound * _host_count(self.url))
+        self._wait_bound = float(self._connect_bound * host_count(self.url))
         self._settings_of: dict[float, list[str]] = {}
         self._pool: PerProcess[Any] = PerProcess(self._new_pool)
         self._apools: PerLoop[Any] = PerLoop(self._new_apool)
+        self._connect_failed: Optional[tuple[float, BaseException]] = None
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()
 
@@ -257,7 +256,20 @@ class Postgres:
                 f"(connect_timeout); nothing was sent. Raise {parameter}, or make fewer calls "
                 "at once", engine=self.engine, code="53300",
             )
+        failed = self._connect_failed
+        if failed is not None and failed[0] >= time.monotonic() - waited:
+            # Why the pool could not open a connection during this wait (refused, a wrong
+            # password, no such database): the driver's own words, password scrubbed.
+            exc = failed[1]
+            return self._error(
+                scrub(f"{self.owner}: postgres did not accept a connection within the call's wait "
+                      f"of {waited:g} s (connect_timeout): {type(exc).__name__}: {exc}; nothing was "
+                      "sent", self.url), engine=self.engine, code=getattr(exc, "sqlstate", None) or "08001",
+            )
         return self._no_connection()
+
+    def _connect_failure(self, exc: BaseException) -> None:
+        self._connect_failed = (time.monotonic(), exc)
 
     def _gave_up(self, bound: float) -> StoreError:
         return self._error(
@@ -298,9 +310,9 @@ class Postgres:
     # -- sync ----------------------------------------------------------------------------
 
     def _new_pool(self) -> Any:
-        pools = _pool_module(self.owner)
+        pools = pool_module(self.owner)
         return pools.ConnectionPool(
-            self.url, connection_class=self._driver.Connection, open=True,
+            self.url, connection_class=recording(self._driver.Connection, self._connect_failure), open=True,
             check=self._check, num_workers=2,
             **self._pool_args(self._driver.ClientCursor),
         )
@@ -312,7 +324,7 @@ class Postgres:
         watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:
-                _pool_module(self.owner).ConnectionPool.check_connection(conn)
+                pool_module(self.owner).ConnectionPool.check_connection(conn)
         finally:
             if watched.fired:
                 conn.close()
@@ -361,7 +373,7 @@ class Postgres:
         _WAIT_ENDS.set(time.monotonic() + wait)
         try:
             conn = pool.getconn(timeout=wait)
-        except _pool_module(self.owner).PoolTimeout:
+        except pool_module(self.owner).PoolTimeout:
             raise self._no_slot(pool, wait) from None
         watched = Watched(self, conn, bound)
         try:
@@ -401,22 +413,23 @@ class Postgres:
     # -- async ---------------------------------------------------------------------------
 
     def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
-        pools = _pool_module(self.owner)
+        pools = pool_module(self.owner)
         pool = pools.AsyncConnectionPool(
-            self.url, connection_class=self._driver.AsyncConnection, open=False,
+            self.url, connection_class=arecording(self._driver.AsyncConnection, self._connect_failure),
+            open=False,
             check=self._acheck, num_workers=2,
             **self._pool_args(self._driver.AsyncClientCursor),
         )
         # The pool closes when its loop ends (asyncio.run cancels every task left): its own
         # workers, cancelled in the middle of a connection, would otherwise wait for more
         # work for ever and asyncio.run would never return.
-        return pool, asyncio.get_running_loop().create_task(_close_with_the_loop(pool))
+        return pool, asyncio.get_running_loop().create_task(close_with_the_loop(pool))
 
     async def _acheck(self, conn: Any) -> None:
         watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:
-                await _pool_module(self.owner).AsyncConnectionPool.check_connection(conn)
+                await pool_module(self.owner).AsyncConnectionPool.check_connection(conn)
         finally:
             if watched.fired:
                 await conn.close()
@@ -461,7 +474,7 @@ class Postgres:
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
-            task.add_done_callback(_consume)
+            task.add_done_callback(consume)
             raise
 
     async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
@@ -469,7 +482,7 @@ class Postgres:
         _WAIT_ENDS.set(time.monotonic() + self._wait_bound)
         try:
             conn = await pool.getconn(timeout=self._wait_bound)
-        except _pool_module(self.owner).PoolTimeout:
+        except pool_module(self.owner).PoolTimeout:
             raise self._no_slot(pool, self._wait_bound) from None
         watched = Watched(self, conn, bound)
         try:
@@ -509,39 +522,6 @@ class Postgres:
             pool, guard = mine
             guard.cancel()
             await pool.close()
-
-
-async def _close_with_the_loop(pool: Any) -> None:
-    """Wait until this loop's tasks are cancelled (the loop ends), then close ``pool``."""
-    try:
-        await asyncio.get_running_loop().create_future()
-    finally:
-        with contextlib.suppress(Exception):
-            await pool.close(timeout=1.0)
-
-
-def _consume(task: asyncio.Future[Any]) -> None:
-    """Read the end of a call whose caller was cancelled: nothing left unretrieved."""
-    if not task.cancelled():
-        task.exception()
-
-
-def _pool_module(owner: str) -> Any:
-    try:
-        import psycopg_pool
-    except ImportError:
-        raise missing_extra(owner, "postgres") from None
-    return psycopg_pool
-
-
-def _host_count(url: Optional[str]) -> int:
-    """Hosts a libpq multi-host URL names (each gets ``connect_timeout`` in turn)."""
-    if url is None:
-        return 1
-    try:
-        return max(1, len(_hosts(urlsplit(url).netloc)))
-    except ValueError:
-        return 1
 
 
 def _migration() -> list[Statement]:

@@ -408,3 +408,19 @@ def test_200_concurrent_deliveries_into_one_uvicorn_receiver_each_story_once(
     if not restart:
         assert all(s == [s[0]] and 200 <= s[0] < 300 for s in statuses.values()), "steady: each answered 2xx at once"
     assert unhandled == []
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_a_connection_the_pool_cannot_open_is_an_error_that_says_why_and_shows_no_password(
+    pg: str, sync: bool
+) -> None:
+    url = pg.replace("test@", "test:hunter2@").replace("/postgres", "/no_such_database")
+    inbox = PostgresInbox(url, connect_timeout=2.0)
+    if sync:
+        outcome = bounded(inbox.counts)
+    else:
+        outcome = bounded(lambda: asyncio.run(inbox.acounts()))
+    assert isinstance(outcome, StoreError), outcome
+    assert "no_such_database" in str(outcome) and "does not exist" in str(outcome), outcome
+    assert "(connect_timeout)" in str(outcome) and "hunter2" not in str(outcome) + repr(inbox)
+    inbox.close()
