@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from .errors import _hosts, missing_extra
 
-__all__ = ["arecording", "close_with_the_loop", "consume", "host_count", "pool_module", "recording"]
+__all__ = ["arecording", "close_with_the_loop", "consume", "host_count", "pool_module", "quiet", "recording"]
 
 
 def recording(base: Any, record: Callable[[BaseException], None]) -> Any:
@@ -74,3 +75,17 @@ def host_count(url: Optional[str]) -> int:
         return max(1, len(_hosts(urlsplit(url).netloc)))
     except ValueError:
         return 1
+
+
+def quiet(conn: Any) -> bool:
+    """Whether an idle connection of the pool is open and the server sent it nothing: a
+    server that restarted, terminated the backend or closed the socket has said so (a FATAL
+    message, an end of file), which makes the socket readable. Looked at without waiting,
+    only on a connection no call holds."""
+    if conn.closed or conn.broken:
+        return False
+    try:
+        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    except Exception:  # no socket any more: the full check decides (and fails)
+        return False
+    return not readable

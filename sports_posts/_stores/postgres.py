@@ -5,8 +5,9 @@ and an ``AsyncConnectionPool`` per event loop of a process for the async ones (a
 and a second loop make their own, and never use or close their parent's), ``pool_size``
 connections each at most (``DEFAULT_POOL_SIZE``). A call takes one connection for itself
 and gives it back idle, or discards it: no connection is ever shared by two calls in
-flight. The pool checks a connection before lending it (``ConnectionPool.check_connection``)
-and replaces one found broken (the server restarted, a standby was promoted; a libpq
+flight. The pool checks a connection before lending it (no round trip when the server sent
+an idle connection nothing, else ``ConnectionPool.check_connection``) and replaces one found
+broken (the server restarted, a standby was promoted; a libpq
 multi-host URL with ``target_session_attrs=read-write`` then finds the new primary). The
 customer's own pool (used as given, never closed here) or connection (used as given, its
 calls serialised by psycopg) works too. Everything here works unchanged behind a
@@ -57,7 +58,15 @@ from .errors import (
 )
 from .given import aon_given as _aon_given
 from .given import on_given as _on_given
-from .pools import arecording, close_with_the_loop, consume, host_count, pool_module, recording
+from .pools import (
+    arecording,
+    close_with_the_loop,
+    consume,
+    host_count,
+    pool_module,
+    quiet,
+    recording,
+)
 from .watchdog import Watched
 
 if TYPE_CHECKING:
@@ -318,9 +327,14 @@ class Postgres:
         )
 
     def _check(self, conn: Any) -> None:
-        """The pool's check of a connection before it lends it (an empty statement: a
-        connection the server dropped is discarded and replaced), within what is left of
-        the call's wait, so that a frozen server cannot hold it longer."""
+        """The pool's check of a connection before it lends it: a connection the server
+        dropped is discarded and replaced. An idle connection the server said nothing to is
+        lent at once (no round trip: the server speaks to an idle connection only when it
+        goes away, and no other call can have a reply pending on a connection in the pool);
+        else ``check_connection``'s empty statement decides, within what is left of the
+        call's wait, so that a frozen server cannot hold it longer."""
+        if quiet(conn):
+            return
         watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:
@@ -426,6 +440,8 @@ class Postgres:
         return pool, asyncio.get_running_loop().create_task(close_with_the_loop(pool))
 
     async def _acheck(self, conn: Any) -> None:
+        if quiet(conn):
+            return
         watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
             with watched:

@@ -368,8 +368,7 @@ def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None
 
 
 def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_timeout(pg: PostgresProcess) -> None:
-    # A pool of the customer's with no check of its own: the statement itself meets the frozen
-    # server (the store's own pools check a connection first, within connect_timeout).
+    # A pool of the customer's (no check of its own): the same, and the pool stays open.
     from psycopg_pool import ConnectionPool
 
     with ConnectionPool(pg.url, min_size=1, max_size=1, open=True, kwargs={"autocommit": True}) as given:
@@ -387,17 +386,18 @@ def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_ti
         assert not given.closed, "the customer's pool stays open"
 
 
-def test_a_frozen_postgres_ends_the_pools_check_of_an_open_connection_within_connect_timeout(
+def test_a_frozen_postgres_ends_a_call_on_a_pooled_connection_at_its_statement_timeout(
     pg: PostgresProcess,
 ) -> None:
     inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
-    inbox.counts()  # the pool holds an open connection
+    inbox.counts()  # the pool holds an open connection, lent at once (the server said nothing to it)
     pg.freeze()
     try:
         outcome = bounded(inbox.counts)
     finally:
         pg.thaw()
     assert isinstance(outcome, StoreError), outcome
-    assert "within the call's bound of 2 s per host (connect_timeout)" in str(outcome), outcome
-    assert inbox.counts()["dead"] == 0  # the checked connection was discarded and replaced
+    assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
+    assert outcome.code == "57014"
+    assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
     inbox.close()
