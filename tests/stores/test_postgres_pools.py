@@ -20,6 +20,7 @@ import pytest
 
 from sports_posts._stores import StoreError
 from sports_posts._stores.postgres import DEFAULT_POOL_SIZE
+from sports_posts.polling import Lease
 from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox
 from tests.stores.bounded import PATIENCE, bounded
 from tests.stores.pg_process import PostgresProcess
@@ -234,6 +235,9 @@ def test_pool_size_is_checked_and_a_given_pool_is_used_as_given(pg: str) -> None
         inbox.close()
         assert not given.closed, "a pool you pass is never closed by the store"
         assert inbox.counts()["pending"] >= 1
+        lease = Lease(given, key=f"pool:{uuid.uuid4().hex}", ttl=30)  # the fleet objects take it too
+        assert lease.acquire() == 1, "the first fencing token"
+        lease.release()
 
 
 def test_a_cancelled_async_call_returns_at_once_and_its_connection_comes_back_clean(pg: str) -> None:
