@@ -10,7 +10,7 @@ import select
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from .errors import _hosts, missing_extra
+from .errors import missing_extra
 
 __all__ = ["arecording", "close_with_the_loop", "consume", "host_count", "pool_module", "quiet", "recording"]
 
@@ -72,9 +72,10 @@ def host_count(url: Optional[str]) -> int:
     if url is None:
         return 1
     try:
-        return max(1, len(_hosts(urlsplit(url).netloc)))
+        hosts = urlsplit(url).netloc.rpartition("@")[2]
     except ValueError:
         return 1
+    return hosts.count(",") + 1
 
 
 def quiet(conn: Any) -> bool:
