@@ -14,6 +14,7 @@ from .._errors import ParameterError
 
 if TYPE_CHECKING:
     import psycopg
+    import psycopg_pool
     import redis
     import redis.asyncio
     import redis.cluster
@@ -45,11 +46,13 @@ StoreTarget = Union[
     "redis.cluster.RedisCluster",
     "psycopg.Connection[Any]",
     "psycopg.AsyncConnection[Any]",
+    "psycopg_pool.ConnectionPool[Any]",
+    "psycopg_pool.AsyncConnectionPool[Any]",
 ]
 """What the fleet objects (``CallBudget``, ``Lease``) accept as their store: a
 ``redis://`` / ``rediss://`` / ``unix://`` or ``postgresql://`` URL, a ``redis.Redis``,
-``redis.asyncio.Redis`` or ``redis.cluster.RedisCluster``, or a ``psycopg.Connection`` /
-``psycopg.AsyncConnection``. The drivers are optional extras, so their types are named for
+``redis.asyncio.Redis`` or ``redis.cluster.RedisCluster``, a ``psycopg.Connection`` /
+``psycopg.AsyncConnection``, or a ``psycopg_pool.ConnectionPool`` / ``AsyncConnectionPool``. The drivers are optional extras, so their types are named for
 type checkers only."""
 
 

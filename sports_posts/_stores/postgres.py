@@ -1,8 +1,17 @@
 """PostgreSQL for every store: one connection manager, one schema, one ``migrate()``.
 
-A connection per thread (and per process: a forked child opens its own) and one async
-connection per event loop, or the customer's own connection used as given. Everything here
-works unchanged behind a transaction-pooling PgBouncer with its default settings:
+Connections come from ``psycopg_pool``: a ``ConnectionPool`` per process for the sync calls
+and an ``AsyncConnectionPool`` per event loop of a process for the async ones (a forked child
+and a second loop make their own, and never use or close their parent's), ``pool_size``
+connections each at most (``DEFAULT_POOL_SIZE``). A call takes one connection for itself
+and gives it back idle, or discards it: no connection is ever shared by two calls in
+flight. The pool checks a connection before lending it (no round trip when the server sent
+an idle connection nothing, else ``ConnectionPool.check_connection``) and replaces one found
+broken (the server restarted, a standby was promoted; a libpq
+multi-host URL with ``target_session_attrs=read-write`` then finds the new primary). The
+customer's own pool (used as given, never closed here) or connection (used as given, its
+calls serialised by psycopg) works too. Everything here works unchanged behind a
+transaction-pooling PgBouncer with its default settings:
 
 - no startup ``options``: each call is one message (``SET LOCAL statement_timeout``, the
   store's statements) that the server runs as one transaction, so the timeout applies to
@@ -12,38 +21,70 @@ works unchanged behind a transaction-pooling PgBouncer with its default settings
   client), which a pooler cannot carry from one transaction to the next;
 - a call that gives up sends a cancel request (PgBouncer forwards it) before it drops its
   socket, and the server is told to stop a little before the client gives up: a reported
-  failure decided nothing.
+  failure decided nothing (``watchdog.py``: a cancel request's socket is never closed
+  before the pooler closes it, which PgBouncer 1.18 could not survive).
 
-A call ends within ``connect_timeout`` (when a connection is opened) plus
-``statement_timeout``: the server ends the statement itself at 90% of the bound, and a
-client-side watchdog sends the cancel request at 95% (or a quarter second before the bound,
-if earlier) and ends the wait at the bound for a server that cannot answer at all. A
-connection found broken (the server restarted, a standby was promoted) is replaced on the
-next call; a libpq multi-host URL with ``target_session_attrs=read-write`` then finds the
-new primary.
+A call ends within ``connect_timeout`` (the wait for a connection of the pool, a new one
+opened meanwhile if the pool may grow: a pool whose every connection stayed busy that long
+is a ``StoreError`` saying the pool is full) plus ``statement_timeout``: the server ends the
+statement itself at 90% of the bound, and a client-side watchdog sends the cancel request at
+95% (or a quarter second before the bound, if earlier) and ends the wait at the bound for a
+server that cannot answer at all. An async call whose task is cancelled returns at once;
+its statement runs on to its end (within the same bound) and gives its connection back idle.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
+import contextvars
 import math
-import os
-import select
-import socket
 import threading
 import time
-import weakref
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from .. import _utils
 from .._errors import ParameterError
-from .errors import StoreError, check_url, describe_url, import_driver, redact_url, translated
+from .._scoped import PerLoop, PerProcess
+from .errors import (
+    StoreError,
+    check_url,
+    describe_url,
+    import_driver,
+    redact_url,
+    scrub,
+    translated,
+)
+from .given import aon_given as _aon_given
+from .given import on_given as _on_given
+from .pools import (
+    arecording,
+    close_with_the_loop,
+    consume,
+    host_count,
+    pool_module,
+    quiet,
+    recording,
+)
+from .watchdog import Watched
 
-__all__ = ["NOW", "Postgres", "Result", "Statement", "schema_sql"]
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+__all__ = ["DEFAULT_POOL_SIZE", "NOW", "Postgres", "PostgresTarget", "Result", "Statement", "schema_sql"]
+
+PostgresTarget = Union[
+    str,
+    "psycopg.Connection[Any]",
+    "psycopg.AsyncConnection[Any]",
+    "psycopg_pool.ConnectionPool[Any]",
+    "psycopg_pool.AsyncConnectionPool[Any]",
+]
+"""What a PostgreSQL store is given: a ``postgresql://`` URL (the store makes its pools), a
+``psycopg_pool.ConnectionPool`` / ``AsyncConnectionPool`` or a ``psycopg.Connection`` /
+``AsyncConnection`` of yours (used as given, never closed by the store)."""
 
 Statement = tuple[str, Optional[Any]]
 Result = tuple[int, list[tuple[Any, ...]]]
@@ -55,17 +96,8 @@ NOW = "COALESCE(%(now)s::float8, extract(epoch FROM clock_timestamp()))"
 _MIGRATE_LOCK = 0x5350_494E  # one advisory lock for every store's DDL (CREATE IF NOT EXISTS races)
 
 # Within a call's bound: the server is told to stop at SERVER_SHARE of it (its own, clearer
-# error, and a statement it stops is rolled back), the client watchdog sends its cancel
-# request at CANCEL_SHARE of it (or CANCEL_TIME before the bound, if earlier: a cancel
-# request crosses a pooler and a busy machine too) and drops the socket at the bound itself.
+# error, and a statement it stops is rolled back); the watchdog (watchdog.py) ends the rest.
 SERVER_SHARE = 0.9
-CANCEL_SHARE = 0.95
-CANCEL_TIME = 0.25
-
-
-def _cancel_grace(bound: float) -> float:
-    """Seconds before the bound at which a call's cancel request is sent."""
-    return max(bound * (1 - CANCEL_SHARE), min(CANCEL_TIME, bound / 2))
 
 
 def schema_sql() -> str:
@@ -73,153 +105,30 @@ def schema_sql() -> str:
     return resources.files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
 
 
-class _Watchdog:
-    """One daemon thread that ends a call still waiting at its deadline: it sends the
-    statement's cancel request, then shuts down the socket under libpq, which then reports
-    the connection closed instead of waiting on a frozen server for ever (the kernel of a
-    stopped server still acknowledges, so TCP timeouts never fire).
+DEFAULT_POOL_SIZE = 10
+"""Connections a PostgreSQL store opens at most: per process for its sync calls, and per
+event loop for its async ones (``pool_size=`` of every PostgreSQL store)."""
 
-    Arming and disarming take no lock (a dict entry each, atomic under the GIL): the thread
-    is woken only when it sleeps for want of work, or when a shorter bound than any before
-    shows up; while calls run it looks at them every sixteenth of the shortest bound seen.
-    """
+_WAIT_ENDS: contextvars.ContextVar[float] = contextvars.ContextVar("sports_posts_pg_wait_ends", default=0.0)
+"""When the running call's wait for a connection ends (``time.monotonic()``): the bound of
+the pool's check of the connection it is about to lend."""
 
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._armed: dict[int, tuple[float, Any, float]] = {}  # ticket -> (deadline, connection, grace)
-        self._fired: set[int] = set()
-        self._tickets = itertools.count(1)
-        self._thread: Optional[threading.Thread] = None
-        self._pid = 0
-        self._sleeping = False
-        self._tick = 1.0
-
-    def arm(self, seconds: float, conn: Any, grace: float) -> int:
-        """End the call on ``conn`` in ``seconds`` (its cancel, then ``grace`` seconds later
-        at most its socket) unless disarmed first."""
-        if self._pid != os.getpid():  # first use, or a forked child: no thread here yet
-            self._start()
-        ticket = next(self._tickets)
-        self._armed[ticket] = (time.monotonic() + seconds, conn, grace)
-        if seconds / 16 < self._tick:
-            self._tick = seconds / 16
-            self._wake()
-        elif self._sleeping:
-            self._wake()
-        return ticket
-
-    def disarm(self, ticket: int) -> bool:
-        """Whether the call's deadline passed (its end was sent)."""
-        self._armed.pop(ticket, None)
-        if ticket in self._fired:
-            self._fired.discard(ticket)
-            return True
-        return False
-
-    def _start(self) -> None:
-        with self._cond:
-            if self._pid != os.getpid():
-                self._armed, self._fired, self._sleeping = {}, set(), False
-                thread = threading.Thread(target=self._run, daemon=True, name="sports-posts-pg-watchdog")
-                thread.start()
-                self._thread, self._pid = thread, os.getpid()
-
-    def _wake(self) -> None:
-        with self._cond:
-            self._cond.notify()
-
-    def _run(self) -> None:
-        while True:
-            now = time.monotonic()
-            earliest: Optional[float] = None
-            for ticket, (deadline, conn, grace) in self._armed.copy().items():
-                if ticket in self._fired:
-                    continue
-                if deadline <= now:  # in its own thread: a frozen server blocks only that one
-                    self._fired.add(ticket)
-                    threading.Thread(target=_end, args=(conn, grace, lambda t=ticket: t in self._armed),
-                                     daemon=True, name="sports-posts-pg-cancel").start()
-                elif earliest is None or deadline < earliest:
-                    earliest = deadline
-            with self._cond:
-                if earliest is None:
-                    self._sleeping = True  # set before the look below: an arm after it wakes us
-                    if not any(t not in self._fired for t in self._armed.copy()):
-                        self._cond.wait()
-                    self._sleeping = False
-                else:
-                    self._cond.wait(max(0.0, min(earliest - now, self._tick)))
-
-
-_WATCHDOG = _Watchdog()
-
-
-class _Watched:
-    """One call's statements under the watchdog, for the sync and the async call: armed on
-    entry, always disarmed on exit; a driver error once the watchdog ended the call becomes
-    the store's "gave no answer" error."""
-
-    __slots__ = ("_bound", "_conn", "_store", "_ticket")
-
-    def __init__(self, store: Postgres, conn: Any, bound: float) -> None:
-        self._store, self._conn, self._bound, self._ticket = store, conn, bound, 0
-
-    def __enter__(self) -> None:
-        grace = _cancel_grace(self._bound)
-        self._ticket = _WATCHDOG.arm(self._bound - grace, self._conn, grace)
-
-    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
-        if _WATCHDOG.disarm(self._ticket) and isinstance(exc, self._store._errors):
-            raise self._store._gave_up(self._bound) from None
-
-
-def _end(conn: Any, grace: float, waiting: Callable[[], bool]) -> None:
-    """End a call on ``conn`` that is still waiting: its cancel request (through a pooler
-    too), then, ``grace`` seconds later at most, its socket shut down."""
-    _send_cancel(conn.pgconn, grace)
-    if waiting():
-        _shutdown(conn.pgconn.socket)
-
-
-def _send_cancel(pgconn: Any, grace: float) -> None:
-    """Send ``pgconn``'s cancel request, waiting ``grace`` seconds at most for it to be taken
-    (libpq's non-blocking cancel: a frozen server never answers, and the GIL stays free)."""
-    from psycopg import pq
-
-    deadline = time.monotonic() + grace
-    try:
-        cancel = pgconn.cancel_conn()
-    except Exception:  # a libpq older than 17 has no non-blocking cancel: the shutdown suffices
-        return
-    try:
-        cancel.start()
-        while True:
-            status = cancel.poll()
-            left = deadline - time.monotonic()
-            if status in (pq.PollingStatus.OK, pq.PollingStatus.FAILED) or left <= 0:
-                return
-            fd = cancel.socket
-            if status == pq.PollingStatus.READING:
-                select.select([fd], [], [], left)
-            else:
-                select.select([], [fd], [], left)
-    except Exception:  # the server or the pooler is gone: the shutdown that follows suffices
-        pass
-    finally:
-        cancel.finish()
+_MIN_SIZE = 1  # kept open while idle (max_idle): the next call needs no new connection
 
 
 class Postgres:
-    """Where a store's statements run: a ``postgresql://`` URL (connections made here) or
-    the customer's ``psycopg.Connection`` / ``psycopg.AsyncConnection`` (used as given,
-    never closed here). Every driver failure is a ``StoreError`` (or ``error``)."""
+    """Where a store's statements run: a ``postgresql://`` URL (pools of connections made
+    here), the customer's ``psycopg_pool.ConnectionPool`` / ``AsyncConnectionPool`` (used as
+    given, never closed here) or the customer's ``psycopg.Connection`` /
+    ``psycopg.AsyncConnection`` (used as given, never closed here). Every driver failure is
+    a ``StoreError`` (or ``error``)."""
 
     engine = "postgres"
 
     def __init__(
         self,
         owner: str,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
@@ -227,6 +136,7 @@ class Postgres:
         auto_migrate: bool = True,
         error: type[StoreError] = StoreError,
         parameter: str = "url",
+        pool_size: Optional[int] = None,
     ) -> None:
         self.owner = owner
         self._error = error
@@ -237,18 +147,39 @@ class Postgres:
         self.url: Optional[str] = None
         self._given: Any = None
         self._given_async: Any = None
-        if isinstance(url_or_connection, str):
-            self.url = check_url(url_or_connection, ("postgresql", "postgres"), owner, parameter)
-        elif isinstance(url_or_connection, psycopg.AsyncConnection):
-            self._given_async = url_or_connection
-        elif isinstance(url_or_connection, psycopg.Connection):
-            self._given = url_or_connection
-        else:
+        self._given_pool: Any = None
+        self._given_apool: Any = None
+        target: Any = url_or_connection
+        if isinstance(target, str):
+            self.url = check_url(target, ("postgresql", "postgres"), owner, parameter)
+        elif isinstance(target, psycopg.AsyncConnection):
+            self._given_async = target
+        elif isinstance(target, psycopg.Connection):
+            self._given = target
+        elif type(target).__module__.split(".", 1)[0] == "psycopg_pool":
+            pools = pool_module(owner)
+            if isinstance(target, pools.AsyncConnectionPool):
+                self._given_apool = target
+            elif isinstance(target, pools.ConnectionPool):
+                self._given_pool = target
+        if self.url is None and all(given is None for given in (
+                self._given, self._given_async, self._given_pool, self._given_apool)):
             raise ParameterError(
-                f"{owner} needs a postgresql:// URL or a psycopg connection, not "
-                f"{type(url_or_connection).__name__}",
+                f"{owner} needs a postgresql:// URL, a psycopg connection or a psycopg_pool "
+                f"pool, not {type(target).__name__}",
                 parameter=parameter,
             )
+        if pool_size is not None and self.url is None:
+            raise ParameterError(
+                f"{owner}: pool_size sizes the pools made from a URL; the pool or connection "
+                "you pass is used as it is (its own max_size)",
+                parameter="pool_size",
+            )
+        if pool_size is None:
+            pool_size = DEFAULT_POOL_SIZE
+        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+            raise ParameterError(f"{owner}: pool_size must be a positive integer", parameter="pool_size")
+        self.pool_size = pool_size
         self.connect_timeout = _utils.seconds("connect_timeout", connect_timeout)
         self.statement_timeout = _utils.seconds("statement_timeout", statement_timeout)
         lock = _utils.optional_seconds("lock_timeout", lock_timeout)
@@ -263,9 +194,13 @@ class Postgres:
             # pooler hands each transaction whichever server connection is free.
             "prepare_threshold": None,
         }
+        # The wait for a connection of the pool: a new one may be opened meanwhile, on
+        # each host of a multi-host URL in turn.
+        self._wait_bound = float(self._connect_bound * host_count(self.url))
         self._settings_of: dict[float, list[str]] = {}
-        self._local = threading.local()
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._pool: PerProcess[Any] = PerProcess(self._new_pool)
+        self._apools: PerLoop[Any] = PerLoop(self._new_apool)
+        self._connect_failed: Optional[tuple[float, BaseException]] = None
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()
 
@@ -286,6 +221,12 @@ class Postgres:
         """Host, port and database for a repr: never a password."""
         if self.url is not None:
             return describe_url(self.url)
+        pool = self._given_pool if self._given_pool is not None else self._given_apool
+        if pool is not None:
+            conninfo = pool.conninfo if isinstance(pool.conninfo, str) else ""
+            if conninfo.lower().startswith(("postgresql:", "postgres:")):
+                return describe_url(conninfo)
+            return f"<pool {pool.name}>"
         conn = self._given if self._given is not None else self._given_async
         try:
             info = conn.info
@@ -311,6 +252,33 @@ class Postgres:
             f"{self.connect_bound:g} s per host (connect_timeout); nothing was sent",
             engine=self.engine, code="08001",
         )
+
+    def _no_slot(self, pool: Any, waited: float) -> StoreError:
+        """A pool that lent no connection within the wait: full, or none could be opened."""
+        stats = pool.get_stats()
+        if stats.get("pool_size", 0) >= pool.max_size and stats.get("pool_available", 0) == 0:
+            given = pool is self._given_pool or pool is self._given_apool
+            parameter = "the max_size of the pool you passed" if given else "pool_size"
+            return self._error(
+                f"{self.owner}: the connection pool is full: its {pool.max_size} connections "
+                f"stayed busy with other calls for the call's wait of {waited:g} s "
+                f"(connect_timeout); nothing was sent. Raise {parameter}, or make fewer calls "
+                "at once", engine=self.engine, code="53300",
+            )
+        failed = self._connect_failed
+        if failed is not None and failed[0] >= time.monotonic() - waited:
+            # Why the pool could not open a connection during this wait (refused, a wrong
+            # password, no such database): the driver's own words, password scrubbed.
+            exc = failed[1]
+            return self._error(
+                scrub(f"{self.owner}: postgres did not accept a connection within the call's wait "
+                      f"of {waited:g} s (connect_timeout): {type(exc).__name__}: {exc}; nothing was "
+                      "sent", self.url), engine=self.engine, code=getattr(exc, "sqlstate", None) or "08001",
+            )
+        return self._no_connection()
+
+    def _connect_failure(self, exc: BaseException) -> None:
+        self._connect_failed = (time.monotonic(), exc)
 
     def _gave_up(self, bound: float) -> StoreError:
         return self._error(
@@ -339,27 +307,53 @@ class Postgres:
             parts.append(sql if params is None else cur.mogrify(sql, params))
         return ";\n".join(parts)
 
+    def _pool_args(self, cursor: Any) -> dict[str, Any]:
+        return {
+            "kwargs": {**self._connect_args, "cursor_factory": cursor},
+            "min_size": min(_MIN_SIZE, self.pool_size),
+            "max_size": self.pool_size,
+            "timeout": self._wait_bound,
+            "name": f"sports-posts {self.owner}",
+        }
+
     # -- sync ----------------------------------------------------------------------------
 
-    def connection(self) -> Any:
-        """This thread's connection, opened anew after a fork or when found broken."""
-        if self._given is not None:
-            return self._given
-        if self.url is None:
-            raise ParameterError(
-                f"{self.owner} was given an async connection: use its async methods", parameter="url"
-            )
-        conn = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid() and _alive(conn):
-            return conn
-        if conn is not None and self._local.pid == os.getpid():
-            conn.close()
+    def _new_pool(self) -> Any:
+        pools = pool_module(self.owner)
+        return pools.ConnectionPool(
+            self.url, connection_class=recording(self._driver.Connection, self._connect_failure), open=True,
+            check=self._check, num_workers=2,
+            **self._pool_args(self._driver.ClientCursor),
+        )
+
+    def _check(self, conn: Any) -> None:
+        """The pool's check of a connection before it lends it: a connection the server
+        dropped is discarded and replaced. An idle connection the server said nothing to is
+        lent at once (no round trip: the server speaks to an idle connection only when it
+        goes away, and no other call can have a reply pending on a connection in the pool);
+        else ``check_connection``'s empty statement decides, within what is left of the
+        call's wait, so that a frozen server cannot hold it longer."""
+        if quiet(conn):
+            return
+        watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
         try:
-            conn = self._driver.connect(self.url, cursor_factory=self._driver.ClientCursor, **self._connect_args)
-        except self._driver.errors.ConnectionTimeout:
-            raise self._no_connection() from None
-        self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
+            with watched:
+                pool_module(self.owner).ConnectionPool.check_connection(conn)
+        finally:
+            if watched.fired:
+                conn.close()
+
+    def pool(self) -> Any:
+        """This process's pool of sync connections (made on first use; a forked child makes
+        its own), or the customer's pool."""
+        if self._given_pool is not None:
+            return self._given_pool
+        if self.url is None:
+            kind = "an async connection" if self._given_async is not None else "a connection"
+            if self._given_apool is not None:
+                kind = "an async pool"
+            raise ParameterError(f"{self.owner} was given {kind}: use its async methods", parameter="url")
+        return self._pool.get()
 
     def run(
         self, statements: Sequence[Statement], *, connection: Any = None, timeout: Optional[float] = None
@@ -373,23 +367,42 @@ class Postgres:
                     _on_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return _on_given(connection, statements)
-            conn = self.connection()
+            if self._given is not None:  # the customer's connection: their settings, their bounds
+                if not self._migrated:
+                    _on_given(self._given, _migration(), atomic=True)
+                    self._migrated = True
+                return _on_given(self._given, statements)
+            pool = self.pool()
             if not self._migrated:
                 with self._migrate_lock:
                     if not self._migrated:
-                        self._guarded(conn, _migration())
+                        self._pooled(pool, _migration())
                         self._migrated = True
-            return self._guarded(conn, statements, timeout)
+            return self._pooled(pool, statements, timeout)
 
-    def _guarded(self, conn: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
-        if conn is self._given:  # the customer's connection: their settings, their bounds
-            return _on_given(conn, statements)
+    def _pooled(self, pool: Any, statements: Sequence[Statement], timeout: Optional[float] = None) -> list[Result]:
+        """One call on a connection of ``pool`` of its own, given back idle or discarded."""
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
-        with conn.cursor() as cur:
-            text = self.wire(cur, statements, bound)
-            with _Watched(self, conn, bound):
-                cur.execute(text)
-                return _results(cur, len(self._settings(bound)), len(statements))
+        wait = self._wait_bound if timeout is None else min(self._wait_bound, timeout)
+        _WAIT_ENDS.set(time.monotonic() + wait)
+        try:
+            conn = pool.getconn(timeout=wait)
+        except pool_module(self.owner).PoolTimeout:
+            raise self._no_slot(pool, wait) from None
+        watched = Watched(self, conn, bound)
+        try:
+            with self._driver.ClientCursor(conn) as cur:
+                text = self.wire(cur, statements, bound)
+                with watched:
+                    cur.execute(text, prepare=False)
+                    results = _results(cur, len(self._settings(bound)), len(statements))
+                    if not conn.autocommit:  # the customer's pool: our transaction, committed
+                        conn.commit()
+                    return results
+        finally:
+            if watched.fired:  # its socket was shut down, or a cancel may still reach it
+                conn.close()
+            pool.putconn(conn)
 
     def execute(
         self, sql: str, keys: Sequence[str], params: Any, *, timeout: Optional[float] = None
@@ -405,34 +418,49 @@ class Postgres:
         self.run([])
 
     def close(self) -> None:
-        """Close this thread's own connection (a customer's connection stays open)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close this process's own pool of sync connections (a customer's pool or connection
+        stays open); a later call opens a new one."""
+        pool = self._pool.take()
+        if pool is not None:
+            pool.close()
 
     # -- async ---------------------------------------------------------------------------
 
-    async def aconnection(self) -> Any:
-        """This event loop's async connection (psycopg serialises the loop's tasks on it)."""
-        if self._given_async is not None:
-            return self._given_async
-        if self.url is None:
-            raise ParameterError(
-                f"{self.owner} was given a sync connection: use its sync methods", parameter="url"
-            )
-        loop = asyncio.get_running_loop()
-        conn = self._async.get(loop)
-        if conn is None or not _alive(conn):
-            if conn is not None:
+    def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
+        pools = pool_module(self.owner)
+        pool = pools.AsyncConnectionPool(
+            self.url, connection_class=arecording(self._driver.AsyncConnection, self._connect_failure),
+            open=False,
+            check=self._acheck, num_workers=2,
+            **self._pool_args(self._driver.AsyncClientCursor),
+        )
+        # The pool closes when its loop ends (asyncio.run cancels every task left): its own
+        # workers, cancelled in the middle of a connection, would otherwise wait for more
+        # work for ever and asyncio.run would never return.
+        return pool, asyncio.get_running_loop().create_task(close_with_the_loop(pool))
+
+    async def _acheck(self, conn: Any) -> None:
+        if quiet(conn):
+            return
+        watched = Watched(self, conn, max(0.001, _WAIT_ENDS.get() - time.monotonic()))
+        try:
+            with watched:
+                await pool_module(self.owner).AsyncConnectionPool.check_connection(conn)
+        finally:
+            if watched.fired:
                 await conn.close()
-            try:
-                conn = await self._driver.AsyncConnection.connect(
-                    self.url, cursor_factory=self._driver.AsyncClientCursor, **self._connect_args)
-            except self._driver.errors.ConnectionTimeout:
-                raise self._no_connection() from None
-            self._async[loop] = conn
-        return conn
+
+    async def apool(self) -> Any:
+        """This event loop's pool of async connections (made on first use; a second loop or
+        a forked child makes its own), or the customer's async pool."""
+        if self._given_apool is not None:
+            return self._given_apool
+        if self.url is None:
+            kind = "a sync pool" if self._given_pool is not None else "a sync connection"
+            raise ParameterError(f"{self.owner} was given {kind}: use its sync methods", parameter="url")
+        pool = self._apools.get()[0]
+        await pool.open()  # once; a no-op on an open pool
+        return pool
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
         """``run`` on an async connection."""
@@ -442,28 +470,55 @@ class Postgres:
                     await _aon_given(connection, _migration(), atomic=True)
                     self._migrated = True
                 return await _aon_given(connection, statements)
-            conn = await self.aconnection()
+            if self._given_async is not None:
+                if not self._migrated:
+                    await _aon_given(self._given_async, _migration(), atomic=True)
+                    self._migrated = True
+                return await _aon_given(self._given_async, statements)
+            pool = await self.apool()
             if not self._migrated:
-                await self._aguarded(conn, _migration())
+                await self._ashielded(pool, _migration())
                 self._migrated = True
-            return await self._aguarded(conn, statements)
+            return await self._ashielded(pool, statements)
 
-    async def _aguarded(self, conn: Any, statements: Sequence[Statement]) -> list[Result]:
-        if conn is self._given_async:
-            return await _aon_given(conn, statements)
+    async def _ashielded(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
+        # A task cancelled (a client that went away, a timeout of the caller's) returns at
+        # once; its statement runs on in a task of its own, within its bound, and gives its
+        # connection back idle. Not psycopg's own cancellation: that would wait for a cancel
+        # request a frozen server cannot answer, and close its socket early (PgBouncer 1.18).
+        task = asyncio.ensure_future(self._apooled(pool, statements))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(consume)
+            raise
+
+    async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
         bound = self.statement_timeout
-        # Not a task cancellation: psycopg would then wait for a cancel request the frozen
-        # server cannot answer either.
-        async with conn.cursor() as cur:
-            text = self.wire(cur, statements, bound)
-            with _Watched(self, conn, bound):
-                await cur.execute(text)
-                return await _aresults(cur, len(self._settings(bound)), len(statements))
+        _WAIT_ENDS.set(time.monotonic() + self._wait_bound)
+        try:
+            conn = await pool.getconn(timeout=self._wait_bound)
+        except pool_module(self.owner).PoolTimeout:
+            raise self._no_slot(pool, self._wait_bound) from None
+        watched = Watched(self, conn, bound)
+        try:
+            async with self._driver.AsyncClientCursor(conn) as cur:
+                text = self.wire(cur, statements, bound)
+                with watched:
+                    await cur.execute(text, prepare=False)
+                    results = await _aresults(cur, len(self._settings(bound)), len(statements))
+                    if not conn.autocommit:
+                        await conn.commit()
+                    return results
+        finally:
+            if watched.fired:
+                await conn.close()
+            await pool.putconn(conn)
 
     async def aexecute(self, sql: str, keys: Sequence[str], params: Any) -> Optional[tuple[Any, ...]]:
-        """``execute`` on this event loop's connection, or in a worker thread when the
-        customer gave a sync connection."""
-        if self._given is not None:
+        """``execute`` on a connection of this event loop's pool, or in a worker thread when
+        the customer gave a sync connection or pool."""
+        if self._given is not None or self._given_pool is not None:
             import anyio.to_thread
 
             return await anyio.to_thread.run_sync(self.execute, sql, keys, params)
@@ -476,37 +531,13 @@ class Postgres:
         await self.arun([])
 
     async def aclose(self) -> None:
-        """Close this event loop's own async connection, and this thread's sync one."""
+        """Close this event loop's own pool of async connections, and this process's sync one."""
         self.close()
-        loop = asyncio.get_running_loop()
-        conn = self._async.pop(loop, None)
-        if conn is not None:
-            await conn.close()
-
-
-def _alive(conn: Any) -> bool:
-    """Whether an idle connection is still usable. The server says nothing to an idle
-    connection unless it is going away (a restart, an administrator's terminate), so
-    anything to read means it is gone: replaced now rather than failing this call."""
-    if conn.closed or conn.broken:
-        return False
-    try:
-        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
-    except Exception:  # no socket any more (psycopg or the OS says so): not usable
-        return False
-    return not readable
-
-
-def _shutdown(fd: int) -> None:
-    """End a connection's socket under libpq: its wait returns, the connection is broken."""
-    try:
-        sock = socket.socket(fileno=os.dup(fd))
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        finally:
-            sock.close()
-    except OSError:
-        pass  # the connection closed meanwhile: nothing left to end
+        mine = self._apools.take()
+        if mine is not None:
+            pool, guard = mine
+            guard.cancel()
+            await pool.close()
 
 
 def _migration() -> list[Statement]:
@@ -534,34 +565,6 @@ async def _aresults(cur: Any, settings: int, statements: int) -> list[Result]:
     for index in range(statements):
         if index:
             cur.nextset()
-        results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
-    return results
-
-
-def _on_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
-    """Run on the customer's connection, inside their transaction if one is open, never
-    prepared (their pooler may be one that cannot keep a prepared statement). Several
-    statements (or ``atomic``) go all or nothing: in a transaction, or a savepoint in theirs."""
-    results: list[Result] = []
-    with conn.transaction() if atomic or len(statements) > 1 else contextlib.nullcontext(), conn.cursor() as cur:
-        for sql, params in statements:
-            cur.execute(sql, params, prepare=False)
-            results.append((cur.rowcount, cur.fetchall() if cur.description else []))
-    return results
-
-
-async def _aon_given(conn: Any, statements: Sequence[Statement], *, atomic: bool = False) -> list[Result]:
-    if atomic or len(statements) > 1:
-        async with conn.transaction(), conn.cursor() as cur:
-            return await _aexecute_given(cur, statements)
-    async with conn.cursor() as cur:
-        return await _aexecute_given(cur, statements)
-
-
-async def _aexecute_given(cur: Any, statements: Sequence[Statement]) -> list[Result]:
-    results: list[Result] = []
-    for sql, params in statements:
-        await cur.execute(sql, params, prepare=False)
         results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
 

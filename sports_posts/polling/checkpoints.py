@@ -15,12 +15,15 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
 from ._lease import LeaseLostError, fenced_out
 from ._state import CheckpointError, PollState
+
+if TYPE_CHECKING:
+    from .._stores.postgres import PostgresTarget
 
 __all__ = [
     "Checkpoint",
@@ -429,18 +432,20 @@ class PostgresCheckpoint:
     generation (``CheckpointConflictError`` when another worker saved since this one
     loaded), and after ``fence`` every save carries the lease's fencing token, refused
     with ``LeaseLostError`` once a newer token has been seen. ``url_or_connection`` is
-    a ``postgresql://`` URL or a ``psycopg.Connection`` (not closed by this class);
-    a call ends within ``connect_timeout + statement_timeout`` seconds (4 s by default, as a
+    a ``postgresql://`` URL (a pool of at most ``pool_size`` connections per process, 10 by
+    default), or a ``psycopg_pool.ConnectionPool`` or ``psycopg.Connection`` of yours (not
+    closed by this class); a call ends within ``connect_timeout + statement_timeout`` seconds (4 s by default, as a
     ``Lease``'s, under its ``ttl / 3``).
     """
 
     def __init__(
         self,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         key: str = "sports_posts:poll",
         connect_timeout: float = 2.0,
         statement_timeout: float = 2.0,
+        pool_size: Optional[int] = None,
     ) -> None:
         if not isinstance(key, str) or not key:
             raise CheckpointError("PostgresCheckpoint: key must be a non-empty string")
@@ -451,7 +456,7 @@ class PostgresCheckpoint:
         self._runner = Postgres(
             f"PostgresCheckpoint {key!r}", url_or_connection, error=CoordinationError,
             parameter="url_or_connection", connect_timeout=connect_timeout,
-            statement_timeout=statement_timeout,
+            statement_timeout=statement_timeout, pool_size=pool_size,
         )
         self._generation = 0
         self._fence = 0

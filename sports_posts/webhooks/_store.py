@@ -11,14 +11,14 @@ import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from .. import _utils
 from .._errors import ParameterError
 from .._stores.errors import StoreError
 
 if TYPE_CHECKING:
-    from .._stores.postgres import Postgres
+    from .._stores.postgres import Postgres, PostgresTarget
 
 __all__ = [
     "DEFAULT_LEASE",
@@ -149,12 +149,13 @@ class PostgresStore:
 
     def __init__(
         self,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         clock: PostgresClock,
         connect_timeout: float,
         statement_timeout: float,
         auto_migrate: bool,
+        pool_size: Optional[int] = None,
     ) -> None:
         from .._stores.postgres import (
             Postgres,  # psycopg's plumbing loads with a PostgreSQL store only
@@ -162,7 +163,7 @@ class PostgresStore:
 
         self._db = Postgres(
             type(self).__name__, url_or_connection, connect_timeout=connect_timeout,
-            statement_timeout=statement_timeout, auto_migrate=auto_migrate,
+            statement_timeout=statement_timeout, auto_migrate=auto_migrate, pool_size=pool_size,
         )
         self._clock = clock
         self._ops = 0
@@ -186,9 +187,10 @@ class PostgresStore:
         await self._db.amigrate()
 
     def close(self) -> None:
-        """Close this thread's own connection (a connection you passed stays open)."""
+        """Close this process's own pool of connections (a pool or connection you passed
+        stays open); a later call opens a new one."""
         self._db.close()
 
     async def aclose(self) -> None:
-        """Close this event loop's own async connection (and this thread's sync one)."""
+        """Close this event loop's own pool of async connections (and this process's sync one)."""
         await self._db.aclose()

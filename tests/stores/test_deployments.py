@@ -173,7 +173,7 @@ def test_a_multi_host_url_is_accepted_and_its_password_never_shows(pg: str) -> N
 def test_claim_in_opens_no_connection_of_its_own(pg: str, monkeypatch: pytest.MonkeyPatch) -> None:
     store = PostgresDedupeStore("postgresql://test@127.0.0.1:1/postgres")  # nothing listens there
     opened: list[str] = []
-    monkeypatch.setattr(store._db, "connection", lambda: opened.append("own"))
+    monkeypatch.setattr(store._db, "pool", lambda: opened.append("own"))
     with _connect(pg) as conn, conn.transaction():
         assert store.claim_in(conn, uuid.uuid4().hex) is True
     assert opened == []

@@ -345,7 +345,7 @@ def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None
     import socket as socket_module
     import types
 
-    from sports_posts._stores.postgres import _Watchdog
+    from sports_posts._stores.watchdog import _Watchdog
 
     def no_cancel() -> Any:
         raise RuntimeError("no cancel request here: the socket shutdown alone")
@@ -368,15 +368,36 @@ def test_the_watchdog_keeps_only_what_runs_and_ends_only_what_overruns() -> None
 
 
 def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_timeout(pg: PostgresProcess) -> None:
-    inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # one thread: its connection is open
-        pool.submit(inbox.counts).result()
+    # A pool of the customer's (no check of its own): the same, and the pool stays open.
+    from psycopg_pool import ConnectionPool
+
+    with ConnectionPool(pg.url, min_size=1, max_size=1, open=True, kwargs={"autocommit": True}) as given:
+        inbox = PostgresInbox(given, connect_timeout=2.0, statement_timeout=BOUND)
+        inbox.counts()
         pg.freeze()
         try:
-            outcome = pool.submit(inbox.counts).exception(timeout=PATIENCE)
+            outcome = bounded(inbox.counts)
         finally:
             pg.thaw()
         assert isinstance(outcome, StoreError), outcome
         assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
         assert outcome.code == "57014"
-        assert pool.submit(inbox.counts).result()["dead"] == 0  # replaced connection
+        assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
+        assert not given.closed, "the customer's pool stays open"
+
+
+def test_a_frozen_postgres_ends_a_call_on_a_pooled_connection_at_its_statement_timeout(
+    pg: PostgresProcess,
+) -> None:
+    inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
+    inbox.counts()  # the pool holds an open connection, lent at once (the server said nothing to it)
+    pg.freeze()
+    try:
+        outcome = bounded(inbox.counts)
+    finally:
+        pg.thaw()
+    assert isinstance(outcome, StoreError), outcome
+    assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
+    assert outcome.code == "57014"
+    assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
+    inbox.close()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, Optional
 
-from ..._stores.postgres import NOW, Result, Statement, check_in_transaction
+from ..._stores.postgres import NOW, PostgresTarget, Result, Statement, check_in_transaction
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
@@ -41,7 +41,7 @@ class PostgresDedupeStore(PostgresStore):
 
     def __init__(
         self,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         ttl: float = DEFAULT_TTL,
         lease: float = DEFAULT_LEASE,
@@ -49,12 +49,14 @@ class PostgresDedupeStore(PostgresStore):
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
+        pool_size: Optional[int] = None,
     ) -> None:
         self.ttl: float
         self.lease: float
         self.ttl, self.lease = check_ttl_and_lease(ttl, lease)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
-                         statement_timeout=statement_timeout, auto_migrate=auto_migrate)
+                         statement_timeout=statement_timeout, auto_migrate=auto_migrate,
+                         pool_size=pool_size)
         self._tokens: dict[str, str] = {}
         self._new_token = ClaimTokens()
         self._tokens_lock = threading.Lock()

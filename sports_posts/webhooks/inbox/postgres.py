@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import _utils
 from ..._errors import ParameterError
-from ..._stores.postgres import NOW, Result, Statement
+from ..._stores.postgres import NOW, PostgresTarget, Result, Statement
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
@@ -48,7 +48,7 @@ class PostgresInbox(PostgresStore, InboxPolicy):
 
     def __init__(
         self,
-        url_or_connection: Any,
+        url_or_connection: PostgresTarget,
         *,
         max_attempts: int = 10,
         backoff: Sequence[float] = DEFAULT_BACKOFF,
@@ -58,10 +58,12 @@ class PostgresInbox(PostgresStore, InboxPolicy):
         connect_timeout: float = 10.0,
         statement_timeout: float = 30.0,
         auto_migrate: bool = True,
+        pool_size: Optional[int] = None,
     ) -> None:
         self._set_policy(max_attempts, backoff, retention, lease)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
-                         statement_timeout=statement_timeout, auto_migrate=auto_migrate)
+                         statement_timeout=statement_timeout, auto_migrate=auto_migrate,
+                         pool_size=pool_size)
 
     def __repr__(self) -> str:
         return f"PostgresInbox({self._db!r}, max_attempts={self.max_attempts})"
