@@ -139,17 +139,10 @@ class _ClientBase(Generic[H]):
     ) -> None:
         stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
-            api_key=api_key,
-            base_url=base_url,
-            auth_scheme=auth_scheme,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            total_timeout=total_timeout,
-            max_response_bytes=max_response_bytes,
-            allow_insecure_http=allow_insecure_http,
-            stack=stack,
-            on_retry=on_retry,
+            api_key=api_key, base_url=base_url, auth_scheme=auth_scheme, timeout=timeout,
+            max_retries=max_retries, default_headers=default_headers, total_timeout=total_timeout,
+            max_response_bytes=max_response_bytes, allow_insecure_http=allow_insecure_http,
+            stack=stack, on_retry=on_retry,
         )
         if budget is not None:
             from ._budget import CallBudget  # loaded only by the clients that draw from one
