@@ -122,7 +122,7 @@ class SandboxService:
                 self.extra_keys.append(self.accounts.add(config))
         # A drill of the service's retry schedule: 0.01 runs 1, 2, 4, 8, 16 minutes in
         # 0.6, 1.2, 2.4, 4.8, 9.6 seconds (and the 10 s timeout in 0.1 s).
-        self.time_scale = _utils.positive_float("time_scale", time_scale)
+        self.time_scale: float = _utils.positive_float("time_scale", time_scale)
         self.sender: WebhookSender = WebhookSender(
             self.clock, time_scale=self.time_scale, timeout=webhook_timeout, header_names=webhook_header_names
         )
