@@ -29,14 +29,22 @@ SVG_PATHS = {"rps": os.path.join(DOCS, "receiver-throughput.svg"), "p99_ms": os.
 # --------------------------------------------------------------------------- the two servers
 
 
-def _sdk_app() -> Any:
-    from sports_posts.webhooks import MemoryDedupeStore, WebhookEvent, WebhookReceiver
+def _sdk_app(store_url: str = "") -> Any:
+    """The receiver with a memory store, or with a ``PostgresDedupeStore`` on ``store_url``."""
+    from sports_posts.webhooks import (
+        DedupeStore,
+        MemoryDedupeStore,
+        PostgresDedupeStore,
+        WebhookEvent,
+        WebhookReceiver,
+    )
     from sports_posts.webhooks.adapters.asgi import WebhookASGIApp
 
     async def handler(event: WebhookEvent) -> None:
         pass
 
-    return WebhookASGIApp(WebhookReceiver(SECRET, handler, store=MemoryDedupeStore()))
+    store: DedupeStore = PostgresDedupeStore(store_url) if store_url else MemoryDedupeStore()
+    return WebhookASGIApp(WebhookReceiver(SECRET, handler, store=store))
 
 
 def _bare_app() -> Any:
@@ -61,10 +69,10 @@ def _bare_app() -> Any:
     return Starlette(routes=[Route("/webhooks", webhook, methods=["POST"])])
 
 
-def serve(kind: str, port: int) -> None:
+def serve(kind: str, port: int, store_url: str = "") -> None:
     import uvicorn
 
-    app = _sdk_app() if kind == "sdk" else _bare_app()
+    app = _sdk_app(store_url) if kind in ("sdk", "postgres") else _bare_app()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
@@ -291,6 +299,7 @@ def run(quick: bool, bench: ModuleType) -> None:
         for proc in procs.values():
             proc.terminate()
             proc.wait(timeout=10)
+    with_postgres(quick, bench)
 
 
 # --------------------------------------------------------------------------- the chart
@@ -310,5 +319,53 @@ def charts(summary: list[dict[str, Any]]) -> dict[str, str]:
         )
     return drawn
 
+def with_postgres(quick: bool, bench: ModuleType) -> None:
+    """The receiver with a ``PostgresDedupeStore`` through PgBouncer (transaction pooling) beside
+    the same receiver with a memory store, at concurrency 64 (8 in quick mode): what a fleet's
+    store costs a receiver in throughput and p99, each story a claim and a completion."""
+    from support.servers import ServerError, private_pgbouncer, private_postgres
+
+    level = 8 if quick else 64
+    per_run, rounds, time_cap = (100, 1, 10.0) if quick else (800, 5, 20.0)
+    try:
+        with private_postgres() as direct, private_pgbouncer(direct, "transaction") as pooled:
+            procs: dict[str, subprocess.Popen[bytes]] = {}
+            ports: dict[str, int] = {}
+            try:
+                for kind, url in (("sdk", ""), ("postgres", pooled)):
+                    ports[kind] = bench.free_port()
+                    procs[kind] = subprocess.Popen(
+                        [sys.executable, "-m", "benchmarks.receiver", kind, str(ports[kind]), url])
+                for kind in procs:
+                    bench.wait_port(ports[kind], procs[kind])
+                results: dict[str, list[dict[str, Any]]] = {"sdk": [], "postgres": []}
+                for kind in procs:  # warm up: the pools open their connections
+                    asyncio.run(_load(ports[kind], _requests(f"pw{kind[0]}", 100), level, time_cap))
+                for r in range(rounds):
+                    for kind in procs:
+                        load = _requests(f"p{level}{kind[0]}{r}", per_run)
+                        results[kind].append(asyncio.run(_load(ports[kind], load, level, time_cap)))
+            finally:
+                for proc in procs.values():
+                    proc.terminate()
+                    proc.wait(timeout=10)
+    except ServerError as exc:
+        bench.note("receiver with a PostgreSQL store", f"not measured: {exc}", skipped=str(exc))
+        return
+    memory, postgres = results["sdk"], results["postgres"]
+    errors = sum(x["errors"] for x in memory + postgres)
+    tp = max(x["throughput"] for x in postgres) / max(x["throughput"] for x in memory)
+    p99 = min(x["p99_ms"] for x in postgres) / min(x["p99_ms"] for x in memory)
+    bench.note(f"receiver throughput at concurrency {level}: PostgresDedupeStore through PgBouncer vs "
+               "MemoryDedupeStore", f"{tp:.3f}x ({max(x['throughput'] for x in postgres):.0f} against "
+               f"{max(x['throughput'] for x in memory):.0f} requests/s; {errors} errors)",
+               ratio=round(tp, 3), errors=errors)
+    bench.note(f"receiver p99 at concurrency {level}: PostgresDedupeStore through PgBouncer vs MemoryDedupeStore",
+               f"{p99:.3f}x ({min(x['p99_ms'] for x in postgres):.1f} against "
+               f"{min(x['p99_ms'] for x in memory):.1f} ms)", ratio=round(p99, 3))
+    if errors:
+        raise RuntimeError(f"the receiver with a PostgreSQL store answered {errors} requests with an error")
+
+
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "")
