@@ -8,8 +8,8 @@ Messages never carry the API key or a signing secret.
 
 Every error crosses a process boundary (pickle: ``multiprocessing``, ``ProcessPoolExecutor``,
 Celery, RQ) as the same class with the same message and attributes, whatever its
-constructor takes; the HTTP request and response it holds stay behind (``None`` on the
-other side: the request carries the key in its headers).
+constructor takes; its response is rebuilt there (status, headers, address, body), its
+request stays behind (``None`` on the other side: it carries the key in its headers).
 """
 
 from __future__ import annotations
@@ -50,8 +50,33 @@ __all__ = [
 ]
 
 
-_LEFT_BEHIND = frozenset({"request", "response"})
-"""Attributes an error does not pickle: live HTTP objects, and the request holds the key."""
+_LEFT_BEHIND = frozenset({"request"})
+"""Attributes an error does not pickle: the request holds the key in its headers."""
+
+_HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _response_parts(response: Any) -> Optional[tuple[Any, ...]]:
+    """What rebuilds ``response`` on the other side of a process boundary: its library, status,
+    headers (those of its decoded body), its request's method and address without the query,
+    and its body. Never the request's headers (the key) nor its query."""
+    try:
+        request = response.request
+        url = str(request.url.copy_with(query=None))
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
+        return (type(response).__module__.split(".")[0], response.status_code, headers, request.method, url,
+                bytes(response.content))
+    except Exception:  # a response not read, or not a library's: left behind, as before
+        return None
+
+
+def _response_from(parts: tuple[Any, ...]) -> Any:
+    """A real response of the same library, status, headers and body (``_response_parts``)."""
+    import importlib
+
+    library, status, headers, method, url, content = parts
+    module = importlib.import_module(library)
+    return module.Response(status, headers=headers, content=content, request=module.Request(method, url))
 
 
 def _rebuilt(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
@@ -59,14 +84,26 @@ def _rebuilt(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, A
     (whose keyword-only arguments pickle's default cannot pass)."""
     error = cls.__new__(cls)
     error.args = args
+    parts = state.pop("__response_parts__", None)
     error.__dict__.update(state)
+    if "response" in state:
+        error.__dict__["response"] = _response_from(parts) if parts is not None else None
     return error
 
 
 def reduce_error(error: BaseException) -> tuple[Any, ...]:
     """``__reduce__`` of an exception with any constructor: its class, ``args`` and
-    attributes, without the request and response objects."""
-    state = {k: (None if k in _LEFT_BEHIND else v) for k, v in vars(error).items()}
+    attributes; the request stays behind (it holds the key), the response is rebuilt on the
+    other side from its status, headers, address and body, so ``e.response.status_code``
+    is true there too."""
+    state: dict[str, Any] = {}
+    for name, value in vars(error).items():
+        if name == "response":
+            state[name] = None
+            if value is not None:
+                state["__response_parts__"] = _response_parts(value)
+        else:
+            state[name] = None if name in _LEFT_BEHIND else value
     return _rebuilt, (type(error), tuple(error.args), state)
 
 
