@@ -221,7 +221,7 @@ class APIStatusError(SportsPostsError):
         message: str,
         *,
         response: Response,
-        body: Any,
+        body: object,
         error_code: Optional[str] = None,
         error_message: Optional[str] = None,
         retry_after: Optional[float] = None,
