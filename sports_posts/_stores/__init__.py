@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import psycopg_pool
     import redis
     import redis.asyncio
+    import redis.asyncio.cluster
     import redis.cluster
 
     from .errors import SCHEMES as SCHEMES
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CoordinationError",
     "StoreError",
+    "AsyncRedisClient",
+    "RedisTarget",
     "StoreTarget",
     "StoreUnavailableError",
     "redact_url",
@@ -38,6 +41,21 @@ __all__ = [
     "scrub",
     "store_kind",
 ]
+
+RedisTarget = Union[
+    str,
+    "redis.Redis",
+    "redis.asyncio.Redis",
+    "redis.cluster.RedisCluster",
+    "redis.asyncio.cluster.RedisCluster",
+]
+"""What a Redis store accepts: a ``redis://`` / ``rediss://`` / ``unix://`` /
+``redis+cluster://`` / ``redis+sentinel://`` URL, or a redis-py client (sync or asyncio,
+single server, Sentinel's ``master_for`` or cluster). The driver is an optional extra, so
+its types are named for type checkers only."""
+
+AsyncRedisClient = Union["redis.asyncio.Redis", "redis.asyncio.cluster.RedisCluster"]
+"""A redis-py asyncio client (``async_client=`` of a store given a sync client)."""
 
 StoreTarget = Union[
     str,

@@ -15,7 +15,7 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
@@ -23,6 +23,7 @@ from ._lease import LeaseLostError, fenced_out
 from ._state import CheckpointError, PollState
 
 if TYPE_CHECKING:
+    from .._stores import RedisTarget
     from .._stores.postgres import PostgresTarget
 
 __all__ = [
@@ -332,7 +333,7 @@ class RedisCheckpoint:
 
     def __init__(
         self,
-        url_or_client: Any,
+        url_or_client: RedisTarget,
         *,
         key: str = "sports_posts:poll",
         connect_timeout: float = 5.0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ... import _scoped
 from ..._stores.redis import Name, Redis
@@ -13,7 +13,7 @@ from .._store import DEFAULT_LEASE, DEFAULT_TTL, ClaimStatus, ClaimTokens, check
 from ..errors import StoreDataLostError
 
 if TYPE_CHECKING:
-    pass
+    from ..._stores import AsyncRedisClient, RedisTarget
 
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
@@ -83,12 +83,12 @@ class RedisDedupeStore:
 
     def __init__(
         self,
-        client_or_url: Any,
+        client_or_url: RedisTarget,
         *,
         prefix: str = "sports_posts:webhooks:",
         ttl: float = DEFAULT_TTL,
         lease: float = DEFAULT_LEASE,
-        async_client: Any = None,
+        async_client: Optional[AsyncRedisClient] = None,
         socket_timeout: float = 10.0,
     ) -> None:
         self.ttl: float

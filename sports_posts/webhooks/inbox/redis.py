@@ -13,7 +13,7 @@ import os
 import socket
 import uuid
 from collections.abc import Sequence
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ... import _scoped, _utils
 from ..._errors import ParameterError
@@ -26,6 +26,9 @@ from .._store import (
     check_key,
 )
 from ._entry import DEFAULT_BACKOFF, InboxEntry, InProgress
+
+if TYPE_CHECKING:
+    from ..._stores import RedisTarget
 
 __all__ = ["RedisInbox"]
 
@@ -268,7 +271,7 @@ class RedisInbox(InboxPolicy):
 
     def __init__(
         self,
-        client_or_url: Any,
+        client_or_url: RedisTarget,
         *,
         prefix: str = "{sports_posts:inbox}:",
         group: str = "workers",
