@@ -460,6 +460,25 @@ def _url_arguments(parser: argparse.ArgumentParser, text: str) -> None:
     parser.add_argument("--url-file", default=None, metavar="FILE", type=path, help="read the store's URL from FILE")
 
 
+def _status_and_release(sub: Any, as_json: argparse.ArgumentParser, command: str, text: str,
+                        texts: tuple[str, str], url_help: str, key_help: str,
+                        run: Command) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """``COMMAND status URL KEY`` and ``COMMAND release URL KEY --force``: what holds a thing,
+    and freeing it whoever holds it (a lease, a story's claim)."""
+    p = sub.add_parser(command, help=text)
+    commands = p.add_subparsers(dest=f"{command}_command", required=True)
+    made = []
+    for name, help_text in zip(("status", "release"), texts):
+        c = commands.add_parser(name, parents=[as_json], help=help_text, description=help_text)
+        _url_arguments(c, url_help)
+        c.add_argument("key", metavar="KEY", help=key_help)
+        if name == "release":
+            c.add_argument("--force", action="store_true", help="really free it")
+        c.set_defaults(run=run)
+        made.append(c)
+    return made[0], made[1]
+
+
 def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[..., Any]) -> None:
     """Add ``compliance``, ``inbox``, ``budget`` and ``lease`` to the ``sports-posts`` parser;
     ``connect(args, err)`` is the CLI's client of the service (or of a sandbox)."""
@@ -512,28 +531,18 @@ def add_commands(sub: Any, service: argparse.ArgumentParser, connect: Callable[.
     c.add_argument("--per-month", type=positive_int, default=None, help="the bound the fleet uses, to show what is left")
     c.set_defaults(run=_cmd_budget_status)
 
-    p = sub.add_parser("lease", help="a poller's lease: who holds it; free a stuck one")
-    lsub = p.add_subparsers(dest="lease_command", required=True)
-    for name, text in (("status", "holder, fencing token, expiry"),
-                       ("release", "free the lease whoever holds it (with --force)")):
-        c = lsub.add_parser(name, parents=[as_json], help=text, description=text)
-        _url_arguments(c, "the store: redis://... or postgresql://...")
-        c.add_argument("key", metavar="KEY", help="the lease's key (the checkpoint's key)")
-        if name == "release":
-            c.add_argument("--force", action="store_true", help="really free it")
-        c.set_defaults(run=_cmd_lease)
-
-    p = sub.add_parser("claim", help="a story's dedupe claim: what blocks it (a 409 loop); free a stuck one")
-    csub2 = p.add_subparsers(dest="claim_command", required=True)
-    for name, text in (("status", "the claim of a story: none, claimed (until when) or done"),
-                       ("release", "free a claim in progress whoever holds it (with --force)")):
-        c = csub2.add_parser(name, parents=[as_json], help=text, description=text)
-        _url_arguments(c, "the dedupe store: redis://..., postgresql://... or a SQLite file")
-        c.add_argument("key", metavar="KEY", help="the story's dedupe key (the receiver logs it with each 409)")
+    _status_and_release(
+        sub, as_json, "lease", "a poller's lease: who holds it; free a stuck one",
+        ("holder, fencing token, expiry", "free the lease whoever holds it (with --force)"),
+        "the store: redis://... or postgresql://...", "the lease's key (the checkpoint's key)", _cmd_lease)
+    c_status, c_release = _status_and_release(
+        sub, as_json, "claim", "a story's dedupe claim: what blocks it (a 409 loop); free a stuck one",
+        ("the claim of a story: none, claimed (until when) or done",
+         "free a claim in progress whoever holds it (with --force)"),
+        "the dedupe store: redis://..., postgresql://... or a SQLite file",
+        "the story's dedupe key (the receiver logs it with each 409)", _cmd_claim)
+    for c in (c_status, c_release):
         c.add_argument("--prefix", default=None, help="a Redis dedupe store's key prefix, if not the default")
-        if name == "release":
-            c.add_argument("--force", action="store_true", help="really free it")
-        c.set_defaults(run=_cmd_claim)
 
     p = sub.add_parser("redis", help="the SDK's Redis keys across deployments")
     rsub = p.add_subparsers(dest="redis_command", required=True)
