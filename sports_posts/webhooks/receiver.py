@@ -85,11 +85,11 @@ def _seconds(name: str, value: object, *, below: float) -> float:
 
 
 def _executor_of(receiver: weakref.ref[WebhookReceiver]) -> ThreadPoolExecutor:
-    """The receiver's ``_executor`` (held weakly: the engine's threads may outlive it)."""
+    """The receiver's handler threads (held weakly: the engine's threads may outlive it)."""
     owner = receiver()
     if owner is None:
         raise RuntimeError("the webhook receiver is gone")
-    return owner._executor()
+    return owner._engine.pool()
 
 
 def _after_fork(receiver: weakref.ref[WebhookReceiver]) -> None:
@@ -210,24 +210,6 @@ class WebhookReceiver:
         if self._worker is not None:
             self._worker.after_fork(stopping, wake)
 
-    def _executor(self) -> ThreadPoolExecutor:
-        """The handler threads (a test may stand in for them)."""
-        return self._engine.pool()
-
-    @property
-    def _handler(self) -> Handler:
-        """The handler, as the engine runs it (a test may replace it)."""
-        return self._engine.handler
-
-    @_handler.setter
-    def _handler(self, handler: Handler) -> None:
-        self._engine.handler = handler
-
-    @property
-    def _tasks(self) -> set[asyncio.Future[bool]]:
-        """The engine's handler tasks (and handlers waiting on a request's task)."""
-        return self._engine.tasks
-
     def _check_memory_outlives_tolerance(self) -> None:
         """A store that forgets a story before the replay window closes lets a replay through."""
         for owner, name in ((self.store, "ttl"), (self.inbox, "retention")):
@@ -240,7 +222,8 @@ class WebhookReceiver:
                 )
 
     def __repr__(self) -> str:
-        name = getattr(self._handler, "__qualname__", type(self._handler).__name__)
+        handler = self._engine.handler
+        name = getattr(handler, "__qualname__", type(handler).__name__)
         return (
             f"WebhookReceiver(secret='***', handler={name}, store={self.store!r}, "
             f"inbox={self.inbox!r}, header_names={self.header_names!r})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -35,19 +36,23 @@ def test_fastapi_example_accepts_a_signed_event_and_rejects_a_forgery(
 
     example = _load("webhook_fastapi", tmp_path, monkeypatch)
     handled = threading.Event()
-    original = example.on_breaking_news
 
-    async def spy(event: object) -> None:
-        await original(event)
-        handled.set()
+    class Ran(logging.Handler):  # the example's own handler logs each story it handles
+        def emit(self, record: logging.LogRecord) -> None:
+            handled.set()
 
-    example.receiver._handler = spy  # observe the example's own handler running
+    watch, log = Ran(), logging.getLogger("example")
+    log.addHandler(watch)
+    monkeypatch.setattr(log, "level", logging.INFO)  # restored after the test
     request = build_test_request(sample_payload(), SECRET)
-    with TestClient(example.app) as client:
-        assert client.post("/webhooks", content=request.body, headers=request.headers).status_code == 202
-        assert handled.wait(WAIT)
-        forged = dict(request.headers, **{"X-Service-Signature": "sha256=" + "1" * 64})
-        assert client.post("/webhooks", content=request.body, headers=forged).status_code == 401
+    try:
+        with TestClient(example.app) as client:
+            assert client.post("/webhooks", content=request.body, headers=request.headers).status_code == 202
+            assert handled.wait(WAIT)
+            forged = dict(request.headers, **{"X-Service-Signature": "sha256=" + "1" * 64})
+            assert client.post("/webhooks", content=request.body, headers=forged).status_code == 401
+    finally:
+        log.removeHandler(watch)
     assert example.receiver.inbox.counts()["done"] == 1
 
 

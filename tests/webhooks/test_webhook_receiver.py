@@ -418,12 +418,13 @@ def test_an_event_that_cannot_be_dispatched_answers_503_and_frees_the_claim(monk
     store = MemoryDedupeStore()
     receiver = WebhookReceiver(SECRET, Recorder(), store=store)
 
-    def no_threads() -> Any:
-        raise RuntimeError("can't start new thread")
+    def no_threads(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")  # what a process at its thread limit meets
 
-    monkeypatch.setattr(receiver, "_executor", no_threads)
     request = signed()
-    assert receiver.handle(request.body, request.headers).status_code == 503
+    with monkeypatch.context() as patched:
+        patched.setattr(threading.Thread, "start", no_threads)
+        assert receiver.handle(request.body, request.headers).status_code == 503
     assert store.claim("breaking_news:1790000000000000001")
 
 
