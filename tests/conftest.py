@@ -69,6 +69,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(tier)
             item.add_marker("slow")
             slow_files.add(item.path)
+        elif item.get_closest_marker("slow") is not None:  # marked in its own file
+            slow_files.add(item.path)
     items.sort(key=lambda item: item.path not in slow_files)  # stable: the rest keep their order
 
 

@@ -7,39 +7,107 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import select
+import time
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from .errors import missing_extra
 
-__all__ = ["arecording", "close_with_the_loop", "consume", "host_count", "pool_module", "quiet", "recording"]
+__all__ = ["Attempts", "alend", "arecording", "lend", "close_with_the_loop", "consume", "host_count", "pool_module", "quiet", "recording"]
 
 
-def recording(base: Any, record: Callable[[BaseException], None]) -> Any:
-    """``base`` (``psycopg.Connection``) whose failed connection attempts, made by the pool in
-    its own threads, are told to ``record``: a call that waited in vain says why."""
+_LEND_SLICE = 0.05
+"""Seconds a call waits for the pool at a time, between two looks at its connection attempts."""
+
+
+class Attempts:
+    """The pool's connection attempts as its callers see them: the last failure (when, what)
+    and the last success, recorded by the pool's connection class (``recording``)."""
+
+    def __init__(self) -> None:
+        self.failed: Optional[tuple[float, BaseException]] = None
+        self.ok = 0.0
+
+    def record(self, exc: Optional[BaseException]) -> None:
+        if exc is None:
+            self.ok = time.monotonic()
+        else:
+            self.failed = (time.monotonic(), exc)
+
+    def failure_since(self, started: float) -> Optional[BaseException]:
+        """The failure of an attempt made since ``started`` with none succeeding after it."""
+        failed = self.failed
+        if failed is None or failed[0] < started or failed[0] <= self.ok:
+            return None
+        return failed[1]
+
+
+def lend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseException], Exception],
+         empty: Callable[[], Exception]) -> Any:
+    """A connection of ``pool`` within ``wait`` seconds, asked for in short slices: an attempt
+    of the pool's to open one that fails meanwhile ends the call at once (``refused``), not
+    at the end of its wait (``empty``: the pool stayed full, or opened nothing)."""
+    started = time.monotonic()
+    deadline = started + wait
+    timeout_error = pool_module("postgres").PoolTimeout
+    while True:
+        try:
+            return pool.getconn(timeout=max(0.001, min(_LEND_SLICE, deadline - time.monotonic())))
+        except timeout_error:
+            failure = attempts.failure_since(started)
+            if failure is not None:
+                raise refused(failure) from None
+            if time.monotonic() >= deadline:
+                raise empty() from None
+
+
+async def alend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseException], Exception],
+                empty: Callable[[], Exception]) -> Any:
+    """``lend`` on an ``AsyncConnectionPool``."""
+    started = time.monotonic()
+    deadline = started + wait
+    timeout_error = pool_module("postgres").PoolTimeout
+    while True:
+        try:
+            return await pool.getconn(timeout=max(0.001, min(_LEND_SLICE, deadline - time.monotonic())))
+        except timeout_error:
+            failure = attempts.failure_since(started)
+            if failure is not None:
+                raise refused(failure) from None
+            if time.monotonic() >= deadline:
+                raise empty() from None
+
+
+def recording(base: Any, record: Callable[[Optional[BaseException]], None]) -> Any:
+    """``base`` (``psycopg.Connection``) whose connection attempts, made by the pool in its own
+    threads, are told to ``record``: the error of a failed one (a call waiting for the pool
+    then ends at once, saying why), ``None`` for one that succeeded."""
 
     class Recording(base):  # type: ignore[misc]
         @classmethod
         def connect(cls, *args: Any, **kwargs: Any) -> Any:
             try:
-                return super().connect(*args, **kwargs)
+                conn = super().connect(*args, **kwargs)
             except Exception as exc:
                 record(exc)
                 raise
+            record(None)
+            return conn
 
     return Recording
 
 
-def arecording(base: Any, record: Callable[[BaseException], None]) -> Any:
+def arecording(base: Any, record: Callable[[Optional[BaseException]], None]) -> Any:
     class Recording(base):  # type: ignore[misc]
         @classmethod
         async def connect(cls, *args: Any, **kwargs: Any) -> Any:
             try:
-                return await super().connect(*args, **kwargs)
+                conn = await super().connect(*args, **kwargs)
             except Exception as exc:
                 record(exc)
                 raise
+            record(None)
+            return conn
 
     return Recording
 

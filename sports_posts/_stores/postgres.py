@@ -52,6 +52,8 @@ from .errors import (
     check_url,
     describe_url,
     import_driver,
+    pooler_cannot_reach_server,
+    pooler_unreachable,
     redact_url,
     scrub,
     translated,
@@ -59,10 +61,13 @@ from .errors import (
 from .given import aon_given as _aon_given
 from .given import on_given as _on_given
 from .pools import (
+    Attempts,
+    alend,
     arecording,
     close_with_the_loop,
     consume,
     host_count,
+    lend,
     pool_module,
     quiet,
     recording,
@@ -200,7 +205,7 @@ class Postgres:
         self._settings_of: dict[float, list[str]] = {}
         self._pool: PerProcess[Any] = PerProcess(self._new_pool)
         self._apools: PerLoop[Any] = PerLoop(self._new_apool)
-        self._connect_failed: Optional[tuple[float, BaseException]] = None
+        self._attempts = Attempts()
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()
 
@@ -265,7 +270,7 @@ class Postgres:
                 f"(connect_timeout); nothing was sent. Raise {parameter}, or make fewer calls "
                 "at once", engine=self.engine, code="53300",
             )
-        failed = self._connect_failed
+        failed = self._attempts.failed
         if failed is not None and failed[0] >= time.monotonic() - waited:
             # Why the pool could not open a connection during this wait (refused, a wrong
             # password, no such database): the driver's own words, password scrubbed.
@@ -277,8 +282,15 @@ class Postgres:
             )
         return self._no_connection()
 
-    def _connect_failure(self, exc: BaseException) -> None:
-        self._connect_failed = (time.monotonic(), exc)
+    def _refused(self, exc: BaseException) -> StoreError:
+        """The error of a call whose wait saw the pool fail to open a connection: refused, a
+        wrong password, no such database, a pooler without its server (password scrubbed)."""
+        message = scrub(f"{self.owner}: postgres did not accept a connection: {type(exc).__name__}: {exc}; "
+                        "nothing was sent", self.url)
+        code = getattr(exc, "sqlstate", None) or "08001"
+        if pooler_cannot_reach_server(str(exc)):
+            return pooler_unreachable(message, self._error, code)
+        return self._error(message, engine=self.engine, code=code)
 
     def _gave_up(self, bound: float) -> StoreError:
         return self._error(
@@ -321,7 +333,7 @@ class Postgres:
     def _new_pool(self) -> Any:
         pools = pool_module(self.owner)
         return pools.ConnectionPool(
-            self.url, connection_class=recording(self._driver.Connection, self._connect_failure), open=True,
+            self.url, connection_class=recording(self._driver.Connection, self._attempts.record), open=True,
             check=self._check, num_workers=2,
             **self._pool_args(self._driver.ClientCursor),
         )
@@ -385,10 +397,7 @@ class Postgres:
         bound = self.statement_timeout if timeout is None else min(self.statement_timeout, timeout)
         wait = self._wait_bound if timeout is None else min(self._wait_bound, timeout)
         _WAIT_ENDS.set(time.monotonic() + wait)
-        try:
-            conn = pool.getconn(timeout=wait)
-        except pool_module(self.owner).PoolTimeout:
-            raise self._no_slot(pool, wait) from None
+        conn = lend(pool, wait, self._attempts, self._refused, lambda: self._no_slot(pool, wait))
         watched = Watched(self, conn, bound)
         try:
             with self._driver.ClientCursor(conn) as cur:
@@ -429,7 +438,7 @@ class Postgres:
     def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
         pools = pool_module(self.owner)
         pool = pools.AsyncConnectionPool(
-            self.url, connection_class=arecording(self._driver.AsyncConnection, self._connect_failure),
+            self.url, connection_class=arecording(self._driver.AsyncConnection, self._attempts.record),
             open=False,
             check=self._acheck, num_workers=2,
             **self._pool_args(self._driver.AsyncClientCursor),
@@ -496,10 +505,8 @@ class Postgres:
     async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
         bound = self.statement_timeout
         _WAIT_ENDS.set(time.monotonic() + self._wait_bound)
-        try:
-            conn = await pool.getconn(timeout=self._wait_bound)
-        except pool_module(self.owner).PoolTimeout:
-            raise self._no_slot(pool, self._wait_bound) from None
+        conn = await alend(pool, self._wait_bound, self._attempts, self._refused,
+                           lambda: self._no_slot(pool, self._wait_bound))
         watched = Watched(self, conn, bound)
         try:
             async with self._driver.AsyncClientCursor(conn) as cur:
