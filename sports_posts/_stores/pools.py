@@ -42,17 +42,28 @@ class Attempts:
         return failed[1]
 
 
+def _slice(attempts: Attempts, deadline: float) -> float:
+    """How long to wait for the pool now: the rest of the call's wait, in one piece once the
+    pool has opened a connection since its last failure (its queue serves waiters in turn,
+    which a wait given up and asked again would lose), else a short slice: the pool is
+    opening its first connection, or failing to, and a failed attempt ends the call at once."""
+    left = max(0.001, deadline - time.monotonic())
+    failed = attempts.failed
+    healthy = attempts.ok > 0.0 and (failed is None or failed[0] <= attempts.ok)
+    return left if healthy else min(_LEND_SLICE, left)
+
+
 def lend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseException], Exception],
          empty: Callable[[], Exception]) -> Any:
-    """A connection of ``pool`` within ``wait`` seconds, asked for in short slices: an attempt
-    of the pool's to open one that fails meanwhile ends the call at once (``refused``), not
-    at the end of its wait (``empty``: the pool stayed full, or opened nothing)."""
+    """A connection of ``pool`` within ``wait`` seconds; while the pool holds none, an attempt
+    of the pool's to open one that fails ends the call at once (``refused``), not at the end
+    of its wait (``empty``: the pool stayed full, or opened nothing)."""
     started = time.monotonic()
     deadline = started + wait
     timeout_error = pool_module("postgres").PoolTimeout
     while True:
         try:
-            return pool.getconn(timeout=max(0.001, min(_LEND_SLICE, deadline - time.monotonic())))
+            return pool.getconn(timeout=_slice(attempts, deadline))
         except timeout_error:
             failure = attempts.failure_since(started)
             if failure is not None:
@@ -69,7 +80,7 @@ async def alend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[B
     timeout_error = pool_module("postgres").PoolTimeout
     while True:
         try:
-            return await pool.getconn(timeout=max(0.001, min(_LEND_SLICE, deadline - time.monotonic())))
+            return await pool.getconn(timeout=_slice(attempts, deadline))
         except timeout_error:
             failure = attempts.failure_since(started)
             if failure is not None:
