@@ -53,6 +53,17 @@ def _slice(attempts: Attempts, deadline: float) -> float:
     return left if healthy else min(_LEND_SLICE, left)
 
 
+def _end_or_wait_on(attempts: Attempts, started: float, deadline: float,
+                    refused: Callable[[BaseException], Exception], empty: Callable[[], Exception]) -> None:
+    """After a slice of waiting in vain: the call's end (a failed attempt since it started, or
+    its wait spent), else nothing, and the caller asks the pool again."""
+    failure = attempts.failure_since(started)
+    if failure is not None:
+        raise refused(failure) from None
+    if time.monotonic() >= deadline:
+        raise empty() from None
+
+
 def lend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseException], Exception],
          empty: Callable[[], Exception]) -> Any:
     """A connection of ``pool`` within ``wait`` seconds; while the pool holds none, an attempt
@@ -65,11 +76,7 @@ def lend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseExce
         try:
             return pool.getconn(timeout=_slice(attempts, deadline))
         except timeout_error:
-            failure = attempts.failure_since(started)
-            if failure is not None:
-                raise refused(failure) from None
-            if time.monotonic() >= deadline:
-                raise empty() from None
+            _end_or_wait_on(attempts, started, deadline, refused, empty)
 
 
 async def alend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[BaseException], Exception],
@@ -82,11 +89,7 @@ async def alend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[B
         try:
             return await pool.getconn(timeout=_slice(attempts, deadline))
         except timeout_error:
-            failure = attempts.failure_since(started)
-            if failure is not None:
-                raise refused(failure) from None
-            if time.monotonic() >= deadline:
-                raise empty() from None
+            _end_or_wait_on(attempts, started, deadline, refused, empty)
 
 
 def recording(base: Any, record: Callable[[Optional[BaseException]], None]) -> Any:

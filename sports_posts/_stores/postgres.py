@@ -272,14 +272,9 @@ class Postgres:
             )
         failed = self._attempts.failed
         if failed is not None and failed[0] >= time.monotonic() - waited:
-            # Why the pool could not open a connection during this wait (refused, a wrong
-            # password, no such database): the driver's own words, password scrubbed.
-            exc = failed[1]
-            return self._error(
-                scrub(f"{self.owner}: postgres did not accept a connection within the call's wait "
-                      f"of {waited:g} s (connect_timeout): {type(exc).__name__}: {exc}; nothing was "
-                      "sent", self.url), engine=self.engine, code=getattr(exc, "sqlstate", None) or "08001",
-            )
+            # Why the pool could not open a connection during this wait: the one error of that
+            # case (the driver's words, password scrubbed; a pooler without its server typed)
+            return self._refused(failed[1])
         return self._no_connection()
 
     def _refused(self, exc: BaseException) -> StoreError:
