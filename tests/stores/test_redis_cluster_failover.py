@@ -34,7 +34,7 @@ from sports_posts.webhooks import (
     build_test_request,
     sample_payload,
 )
-from support.servers import RedisClusterSetup, ServerError, private_redis_cluster
+from support.servers import RedisClusterSetup, ServerError, private_redis, private_redis_cluster
 
 pytestmark = [pytest.mark.redis]
 
@@ -247,6 +247,24 @@ async def test_the_async_stores_recover_from_a_cluster_failover(cluster: RedisCl
         await drill.budget.aclose()
         drill.checkpoint.close()
 
+
+
+def test_a_master_without_its_replica_refuses_writes_and_the_receiver_answers_503() -> None:
+    """docs/fleet.md's setting that narrows what a failover can lose: with
+    ``min-replicas-to-write 1``, a master no replica acknowledges refuses writes (NOREPLICAS),
+    a typed error, and the receiver answers 503 (the service delivers again) rather than 202."""
+    import redis
+
+    with private_redis() as url:
+        with redis.Redis.from_url(url) as admin:
+            admin.config_set("min-replicas-to-write", 1)
+        store, inbox = RedisDedupeStore(url), RedisInbox(url)
+        with pytest.raises(StoreError, match="NOREPLICAS"):
+            store.claim("story")
+        receiver = WebhookReceiver(SECRET, lambda event: None, store=store, inbox=inbox, start_worker=False)
+        request = build_test_request(sample_payload(), SECRET)
+        assert receiver.handle(request.body, request.headers).status == 503
+        receiver.close()
 
 
 # -- the one retry: a refused connection on a cluster, and nothing else ---------------------
