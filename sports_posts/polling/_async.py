@@ -80,10 +80,10 @@ class AsyncPoller(PollerBase):
             self._loop_thread = threading.get_ident()
         if self._wake is None:
             self._wake = asyncio.Event()
-        steps = self._steps_in_hand()
-        step = advance(steps, None)  # begins the steps, or answers the batch handed out last
-        while not isinstance(step, (Deliver, Done)):
-            step = advance(steps, await self._perform(step))
+        with self._stepping() as steps:
+            step = advance(steps, None)  # begins the steps, or answers the batch handed out last
+            while not isinstance(step, (Deliver, Done)):
+                step = advance(steps, await self._perform(step))
         return self._handed(step, StopAsyncIteration)
 
     async def aclose(self) -> None:

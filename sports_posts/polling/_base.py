@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import weakref
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional, TypeVar, Union
@@ -178,7 +179,7 @@ class PollerBase:
         refusals waited out, stop requests honoured around each wait, the batch in hand
         remembered until its state is saved. The drivers only perform the steps.
 
-        The drivers call it on a weak proxy of the poller (``_steps_in_hand``)."""
+        The drivers call it on a weak proxy of the poller (``_stepping``)."""
         if self._stop_requested():
             return
         checkpoint = self._checkpoint  # released in `finally`, when the poller may be gone
@@ -238,13 +239,20 @@ class PollerBase:
         _telemetry.poll_lag(self._clock() + self._skew.offset, self._state, self._config.filters)
         return result
 
-    def _steps_in_hand(self) -> Generator[IOStep, object, None]:
-        """The steps, begun on first use. They hold the poller weakly: a poller nobody holds
-        is freed at once (no reference cycle waits for the garbage collector), which closes
-        its steps and releases the checkpoint's lock."""
+    @contextlib.contextmanager
+    def _stepping(self) -> Iterator[Generator[IOStep, object, None]]:
+        """The steps, begun on first use; an error the driver's I/O raised ends them (and
+        releases the checkpoint's lock) as one raised inside them does.
+
+        They hold the poller weakly: a poller nobody holds is freed at once (no reference
+        cycle waits for the garbage collector), which closes its steps and releases the lock."""
         if self._run is None:
             self._run = poll_steps(weakref.proxy(self))
-        return self._run
+        try:
+            yield self._run
+        except BaseException:
+            self._run.close()
+            raise
 
     def _perform(self, step: IOStep) -> Any:
         """Do ``step`` (any but a ``Deliver``) with the driver's I/O: the sync driver's

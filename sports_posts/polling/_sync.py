@@ -58,10 +58,10 @@ class Poller(PollerBase):
         return self
 
     def __next__(self) -> list[Post]:
-        steps = self._steps_in_hand()
-        step = advance(steps, None)  # begins the steps, or answers the batch handed out last
-        while not isinstance(step, (Deliver, Done)):
-            step = advance(steps, self._perform(step))
+        with self._stepping() as steps:
+            step = advance(steps, None)  # begins the steps, or answers the batch handed out last
+            while not isinstance(step, (Deliver, Done)):
+                step = advance(steps, self._perform(step))
         return self._handed(step, StopIteration)
 
     def close(self) -> None:
