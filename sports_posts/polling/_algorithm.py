@@ -55,6 +55,7 @@ __all__ = [
     "Fetch",
     "Sleep",
     "poll_cycles",
+    "retry_policy",
 ]
 
 log = logging.getLogger("sports_posts.polling")
