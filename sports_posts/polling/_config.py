@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 
 from .._errors import ParameterError
 from .._params import encode_datetime, encode_posts_params
@@ -30,8 +30,6 @@ MAX_PAGES_PER_CYCLE = 1000
 but a service that claims ``has_next`` forever would otherwise cost calls forever."""
 RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
-BACKOFF_INITIAL = 1.0
-BACKOFF_MIN_CAP = 60.0
 SECONDS_PER_DAY = 86400.0
 
 
@@ -179,9 +177,3 @@ class PollConfig:
         if state.since_id is not None:
             params["since_id"] = state.since_id
         return params
-
-    def backoff(self, failures: int, rand: Callable[[], float], *, cap: float = BACKOFF_MIN_CAP) -> float:
-        """Exponential back-off with equal jitter, capped at ``max(interval, cap)``."""
-        cap = max(self.interval, cap)
-        base = min(cap, BACKOFF_INITIAL * (2.0 ** min(failures, 30)))
-        return base / 2 + rand() * base / 2
