@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from importlib import resources
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from typing_extensions import Unpack
 
@@ -36,6 +36,9 @@ from .news import breaking_news_data, update_data
 from .profile import Profile, profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
 from .world import Post, Team, World, isoformat
+
+if TYPE_CHECKING:
+    from ..webhooks.testing import BreakingNewsPayload, BreakingNewsUpdatePayload
 
 __all__ = ["AUTHOR_SHAPES", "SandboxService"]
 
@@ -223,7 +226,9 @@ class SandboxService:
         """Remove a subscription."""
         self.sender.unsubscribe(subscription_id)
 
-    def send_breaking_news(self, league: str = "NFL", **options: Unpack[BreakingNewsOptions]) -> dict[str, Any]:
+    def send_breaking_news(
+        self, league: str = "NFL", **options: Unpack[BreakingNewsOptions]
+    ) -> BreakingNewsPayload:
         """Publish a news post and send ``breaking_news`` to matching subscriptions; returns the payload.
 
         Options: news_type, news_status, news_origin, news_attribution, text, alt_sources (a
@@ -235,11 +240,12 @@ class SandboxService:
         data, _post = breaking_news_data(self.world, self._rng, league=league, **options)
         self._events[data["event_id"]] = data
         jobs = self.sender.emit("breaking_news", data)
-        return self._payload(jobs, "breaking_news", data)
+        payload = self._payload(jobs, "breaking_news", data)  # built to spec 6.3 by news.py
+        return cast("BreakingNewsPayload", cast(object, payload))
 
     def send_update(
         self, event_id: str, whats_new: str = "New details confirmed", **options: Unpack[UpdateOptions]
-    ) -> dict[str, Any]:
+    ) -> BreakingNewsUpdatePayload:
         """Send ``breaking_news.update`` for a story to the subscriptions that got its first event."""
         original = self._events.get(event_id)
         if original is None:
@@ -247,7 +253,8 @@ class SandboxService:
         data, _post = update_data(self.world, self._rng, original, whats_new=whats_new, **options)
         only = self.sender.event_subscribers.get(event_id, set())
         jobs = self.sender.emit("breaking_news.update", data, only=only)
-        return self._payload(jobs, "breaking_news.update", data)
+        payload = self._payload(jobs, "breaking_news.update", data)
+        return cast("BreakingNewsUpdatePayload", cast(object, payload))
 
     def emit(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
         """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions."""
