@@ -22,6 +22,7 @@ __all__ = [
     "KeyChanges",
     "KeyConfig",
     "KeyOptions",
+    "SandboxState",
     "UpdateOptions",
 ]
 
@@ -132,6 +133,22 @@ class BreakingNewsOptions(TypedDict, total=False):
     alt_sources: Union[int, Sequence[AltSourcePayload]]
     """A count of generated alternative sources, or the sources themselves."""
     event_id: Optional[str]
+
+
+class SandboxState(TypedDict):
+    """``Sandbox.state()``: a summary for the admin route and the CLI (no secrets)."""
+
+    now: str
+    """The sandbox's time, ISO 8601 UTC."""
+    seed: int
+    profile: str
+    author_shape: str
+    time_scale: float
+    visible_posts: int
+    deleted_posts: int
+    subscriptions: int
+    deliveries: int
+    """Delivery attempts logged so far."""
 
 
 class UpdateOptions(TypedDict, total=False):

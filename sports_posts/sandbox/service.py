@@ -30,12 +30,13 @@ from .config import (
     KeyChanges,
     KeyConfig,
     KeyOptions,
+    SandboxState,
     UpdateOptions,
 )
 from .news import breaking_news_data, update_data
 from .profile import Profile, profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
-from .world import Post, Team, World, isoformat
+from .world import Player, Post, PostFields, Team, World, isoformat
 
 if TYPE_CHECKING:
     from ..webhooks.testing import BreakingNewsPayload, BreakingNewsUpdatePayload
@@ -152,14 +153,16 @@ class SandboxService:
         index_delay: float = 0.0,
         created_at: Optional[datetime] = None,
         teams: Optional[Sequence[Union[Team, str]]] = None,
-        **fields: Any,
+        players: Optional[Sequence[Player]] = None,
+        **fields: Unpack[PostFields],
     ) -> Post:
-        """Add a post now (visible after ``index_delay`` seconds); ``teams`` may be team codes."""
+        """Add a post now (visible after ``index_delay`` seconds); ``teams`` may be team codes;
+        ``fields`` sets any other field of the `Post`."""
         resolved: Optional[list[Team]] = None
         if teams is not None:
             resolved = [t if isinstance(t, Team) else self.world.team(league, t) for t in teams]
         return self.world.publish(league=league, text=text, index_delay=index_delay,
-                                  created_at=created_at, teams=resolved, **fields)
+                                  created_at=created_at, teams=resolved, players=players, **fields)
 
     def delete_post(self, post_id: str) -> Post:
         """Delete a post now: it disappears from GET /posts and appears in /account/x-ids."""
@@ -256,9 +259,10 @@ class SandboxService:
         payload = self._payload(jobs, "breaking_news.update", data)
         return cast("BreakingNewsUpdatePayload", cast(object, payload))
 
-    def emit(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions."""
-        jobs = self.sender.emit(event, data)
+    def emit(self, event: str, data: dict[str, object]) -> dict[str, object]:
+        """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions;
+        ``data`` is any JSON object. Returns the payload sent."""
+        jobs = self.sender.emit(event, cast("dict[str, Any]", data))
         return self._payload(jobs, event, data)
 
     def _payload(self, jobs: list[Delivery], event: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -293,7 +297,7 @@ class SandboxService:
             self._openapi = json.loads(text)
         return self._openapi
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> SandboxState:
         """A summary for the admin route and the CLI (no secrets)."""
         now = self.now()
         return {
