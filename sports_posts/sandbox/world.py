@@ -295,21 +295,24 @@ class PostFields(TypedDict, total=False):
     """What ``Sandbox.publish_post`` and ``World.publish`` may set on the new ``Post`` besides
     their own arguments (the fields of `sports_posts.sandbox.Post`)."""
 
+    # which post, and when it shows
     id: str
     indexed_at: datetime
+    deleted_at: Optional[datetime]
+    live: bool
+    # what it shows
     author: Source
-    score: float
-    like_count: int
-    retweet_count: int
-    reply_count: int
-    quote_count: int
     media_type: str
     media: list[Media]
     highlight: bool
     geo: Optional[tuple[float, float]]
     game: Optional[Game]
-    deleted_at: Optional[datetime]
-    live: bool
+    # how it ranks
+    like_count: int
+    retweet_count: int
+    reply_count: int
+    quote_count: int
+    score: float
 
 
 # --- generation -------------------------------------------------------------------------
