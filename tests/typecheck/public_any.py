@@ -100,8 +100,8 @@ def _runtime_has_any(value: object, seen: set[int]) -> bool:
     if value is typing.Any or id(value) in seen:
         return value is typing.Any
     seen.add(id(value))
-    if isinstance(value, (typing.ForwardRef, type)):
-        return False  # a class is its own type; a forward reference names one
+    if isinstance(value, typing.ForwardRef) or (isinstance(value, type) and typing.get_origin(value) is None):
+        return False  # a class is its own type (list[int] is a type too before 3.11); a forward reference names one
     if value is Ellipsis:
         return True  # Callable[..., X] at run time
     return any(_runtime_has_any(arg, seen) for arg in typing.get_args(value))
