@@ -192,7 +192,7 @@ def _done(listing: ComplianceList, deleted: list[str], pending: list[str]) -> Sw
 
 
 class _SweeperBase:
-    def __init__(self, client: Any, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint],
+    def __init__(self, client: Any, delete: Callable[[str], object], checkpoint: Optional[Checkpoint],
                  every: Union[float, timedelta, None]) -> None:
         if not callable(delete):
             raise ParameterError("delete: expected a callable that takes a post id")
@@ -219,7 +219,7 @@ class ComplianceSweeper(_SweeperBase):
     day) until ``stop()``. Made by ``client.account.compliance_sweeper(...)``.
     """
 
-    def __init__(self, client: ComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: ComplianceClient, *, delete: Callable[[str], object], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], None]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)
@@ -270,7 +270,7 @@ class AsyncComplianceSweeper(_SweeperBase):
     may be a coroutine function; checkpoint I/O runs in a worker thread (a
     ``MemoryCheckpoint``'s in place)."""
 
-    def __init__(self, client: AsyncComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: AsyncComplianceClient, *, delete: Callable[[str], object], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], Awaitable[None]]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)

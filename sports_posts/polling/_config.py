@@ -67,7 +67,7 @@ def to_datetime(name: str, value: Union[datetime, str]) -> datetime:
     return datetime.fromisoformat(text[:-1] + "+00:00")
 
 
-def _seconds(name: str, value: Any) -> float:
+def _seconds(name: str, value: object) -> float:
     if isinstance(value, timedelta):
         value = value.total_seconds()
     if (
@@ -87,7 +87,7 @@ MAX_LOOKBACK = timedelta(days=1)
 window is kept in memory (``seen``) and read again each cycle."""
 
 
-def _lookback(value: Any) -> timedelta:
+def _lookback(value: object) -> timedelta:
     seconds = _seconds("lookback", value)
     if seconds > MAX_LOOKBACK.total_seconds():
         raise ParameterError(
@@ -101,7 +101,7 @@ def _lookback(value: Any) -> timedelta:
 class PollConfig:
     """The checked settings of one poller (built by [`PollConfig.build`][sports_posts.polling.PollConfig.build])."""
 
-    filters: Mapping[str, Any]
+    filters: Mapping[str, object]
     interval: float
     lookback: timedelta
     limit: int = DEFAULT_LIMIT
@@ -113,13 +113,13 @@ class PollConfig:
     def build(
         cls,
         *,
-        filters: Mapping[str, Any],
-        interval: Any,
-        lookback: Any,
-        max_calls_per_day: Any,
+        filters: Mapping[str, object],
+        interval: Union[float, timedelta],
+        lookback: Union[float, timedelta],
+        max_calls_per_day: Optional[int],
     ) -> PollConfig:
         """Check every argument before anything is sent; bad input is a [`ParameterError`][sports_posts.ParameterError]."""
-        given = {k: v for k, v in filters.items() if v is not None}
+        given: dict[str, Any] = {k: v for k, v in filters.items() if v is not None}  # checked below
         for name in RESERVED:
             if name in given:
                 hint = (
@@ -165,9 +165,9 @@ class PollConfig:
         """The wait each call must pay for to keep inside ``max_calls_per_day`` (0 without one)."""
         return 0.0 if self.max_calls_per_day is None else SECONDS_PER_DAY / self.max_calls_per_day
 
-    def query(self, state: PollState, page: int) -> dict[str, Any]:
+    def query(self, state: PollState, page: int) -> dict[str, object]:
         """The ``posts.list`` arguments of one page of a cycle."""
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             **self.filters,
             "sort": "recent",
             "since": state.floor,
