@@ -32,7 +32,7 @@ import random as _random
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable, Optional, Union
+from typing import Callable, Optional, Union
 
 from .._errors import (
     APIConnectionError,
@@ -83,7 +83,7 @@ class Fetch:
     """Send GET /posts with these keyword arguments of ``posts.list``; send back the
     [`PostsResponse`][sports_posts.PostsResponse], or the exception the request raised."""
 
-    params: Mapping[str, Any]
+    params: Mapping[str, object]
 
 
 @dataclass(frozen=True)
