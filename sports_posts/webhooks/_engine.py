@@ -158,35 +158,72 @@ class HandlerEngine:
 
     async def arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
         """The handler before the answer, under ``handle_async``: a sync one in the pool, an
-        async one as a task of this loop. From Python 3.12 the task starts eagerly, so a
-        handler that never waits is done before the answer without a trip through the loop;
-        before 3.12 it starts on the loop's next turn, and a cancelled request cancels it."""
-        running: asyncio.Future[bool]
+        async one as a task of this loop (``_arun_task``)."""
+        if self.is_async:
+            return await self._arun_task(event, key, started)
         try:
-            if self.is_async:
-                task = _start_task(self._run_async(event, key))
-                if task.done():  # an eager start ran a handler that never waited to the end
-                    return decision.handled(task.result(), event, key)
-                self.tasks.add(task)
-                task.add_done_callback(self.tasks.discard)
-                running = task
-            else:
-                running = asyncio.wrap_future(self._submit(event, key))
+            running = asyncio.wrap_future(self._submit(event, key))
         except Exception:
             logger.exception("could not run the handler for %s: answering 503", key)
             await self.asafely("release", key)
             return _response(503, "error", event)
-        try:
-            # asyncio.wait, unlike wait_for, leaves an overrunning handler running: it keeps
-            # its claim and settles it itself.
-            done, _ = await asyncio.wait({running}, timeout=self._budget(started))
-        except asyncio.CancelledError:
-            if self.is_async and not _EAGER_TASKS:
-                await _cancel(running)
-            raise
+        # asyncio.wait, unlike wait_for, leaves an overrunning handler running: it keeps
+        # its claim and settles it itself.
+        done, _ = await asyncio.wait({running}, timeout=self._budget(started))
         if not done:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(running.result(), event, key)
+
+    async def _arun_task(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+        """An ``async def`` handler as a task of this loop. From Python 3.12 the task starts
+        eagerly, so a handler that never waits is done before the answer without a trip through
+        the loop; before, it starts on the loop's next turn (the request takes that one turn
+        too), and a cancelled request cancels it.
+        The request waits on ``answer``, which the task settles as the handler ends (no callback
+        and no ``asyncio.wait`` between them) or a timer at ``handler_timeout``; an overrunning
+        handler goes on as its task, keeping its claim, and the answer is 503."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Optional[bool]] = loop.create_future()
+        try:
+            task = _start_task(self._run_answering(event, key, answer))
+        except Exception:
+            logger.exception("could not run the handler for %s: answering 503", key)
+            await self.asafely("release", key)
+            return _response(503, "error", event)
+        if task.done():  # an eager start ran a handler that never waited to the end
+            return decision.handled(task.result(), event, key)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        try:
+            if not _EAGER_TASKS:
+                # One turn of the loop, in which the handler's first step runs before this
+                # task's next (both wait in the loop's queue, in that order): a handler that
+                # never waits is then done, with no timer and no wake-up through ``answer``.
+                await asyncio.sleep(0)
+                if task.done():
+                    return decision.handled(task.result(), event, key)
+            timer = loop.call_later(self._budget(started), _settle, answer, None)
+            try:
+                succeeded = await answer
+            finally:
+                timer.cancel()
+        except asyncio.CancelledError:
+            if not task.done() and not _EAGER_TASKS:  # the request was cancelled, not the handler
+                await _cancel(task)
+            raise
+        if succeeded is None:
+            return decision.overran(event, key, self._handler_timeout)
+        return decision.handled(succeeded, event, key)
+
+    async def _run_answering(self, event: WebhookEvent, key: str, answer: asyncio.Future[Optional[bool]]) -> bool:
+        """``_run_async``, settling ``answer`` as it ends (cancelled when the handler's task was)."""
+        try:
+            succeeded = await self._run_async(event, key)
+        except BaseException:
+            answer.cancel()
+            raise
+        _settle(answer, succeeded)
+        return succeeded
 
     def call_handler(self, event: WebhookEvent) -> None:
         result = self.handler(event)
@@ -335,6 +372,11 @@ def _start_task(coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
         return asyncio.Task(coro, loop=asyncio.get_running_loop(), eager_start=True)
     else:  # an else (not code after the if) is what type checkers skip on the newer Pythons
         return asyncio.get_running_loop().create_task(coro)
+
+
+def _settle(answer: asyncio.Future[Optional[bool]], value: Optional[bool]) -> None:
+    if not answer.done():
+        answer.set_result(value)
 
 
 async def _cancel(running: asyncio.Future[bool]) -> None:
