@@ -192,8 +192,7 @@ class HandlerEngine:
             return _response(503, "error", event)
         if task.done():  # an eager start ran a handler that never waited to the end
             return decision.handled(task.result(), event, key)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.tasks.add(task)  # until the handler ends (``_run_answering``): no callback to schedule
         try:
             if not _EAGER_TASKS:
                 # One turn of the loop, in which the handler's first step runs before this
@@ -210,18 +209,24 @@ class HandlerEngine:
         except asyncio.CancelledError:
             if not task.done() and not _EAGER_TASKS:  # the request was cancelled, not the handler
                 await _cancel(task)
+                self.tasks.discard(task)  # in case it was cancelled before its first step
             raise
         if succeeded is None:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(succeeded, event, key)
 
     async def _run_answering(self, event: WebhookEvent, key: str, answer: asyncio.Future[Optional[bool]]) -> bool:
-        """``_run_async``, settling ``answer`` as it ends (cancelled when the handler's task was)."""
+        """``_run_async``, settling ``answer`` as it ends (cancelled when the handler's task
+        was), and leaving ``tasks`` as it ends."""
         try:
             succeeded = await self._run_async(event, key)
         except BaseException:
             answer.cancel()
             raise
+        finally:
+            me = asyncio.current_task()
+            if me is not None:
+                self.tasks.discard(me)
         _settle(answer, succeeded)
         return succeeded
 
