@@ -7,14 +7,13 @@ import threading
 import weakref
 from collections.abc import AsyncGenerator, Awaitable
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
 import anyio.to_thread
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import AsyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, Sleep, log
@@ -22,6 +21,9 @@ from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_
 from ._lease import LeaseLostError
 from ._state import PollState
 from .checkpoints import MemoryCheckpoint
+
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient
 
 __all__ = ["AsyncPoller"]
 
@@ -39,7 +41,7 @@ class AsyncPoller(PollerBase):
 
     def __init__(
         self,
-        client: AsyncRequester,
+        client: AsyncAPIClient,
         *,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
         **options: Unpack[PollerOptions],

@@ -6,19 +6,21 @@ import threading
 import weakref
 from collections.abc import Generator
 from types import TracebackType
-from typing import Callable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import SyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Commit, Deliver, Sleep, log
 from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_steps, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
+
+if TYPE_CHECKING:
+    from .._base_client import SyncAPIClient
 
 __all__ = ["Poller"]
 
@@ -38,7 +40,7 @@ class Poller(PollerBase):
 
     def __init__(
         self,
-        client: SyncRequester,
+        client: SyncAPIClient,
         *,
         sleep: Optional[Callable[[float], object]] = None,  # what it returns is ignored
         **options: Unpack[PollerOptions],

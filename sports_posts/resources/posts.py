@@ -8,23 +8,34 @@ awaitable one).
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
-from typing import Callable, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Final, Generic, Optional, TypeVar, Union
 
 from typing_extensions import Unpack
 
 from .. import _endpoints
 from .._config import RequestOptions
 from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
-from .._transport import AsyncRequester, SyncRequester
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
 from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Lease, Poller
-from ._base import Resource
+from ._base import Resource, async_page_to_raw_response_wrapper, to_raw_response_wrapper
 
-__all__ = ["AsyncPosts", "PostFiltersOptions", "PostModes", "Posts", "PostsListOptions"]
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient, SyncAPIClient
 
-C = TypeVar("C", SyncRequester, AsyncRequester)
+__all__ = [
+    "AsyncPosts",
+    "AsyncPostsWithRawResponse",
+    "PostFiltersOptions",
+    "PostModes",
+    "Posts",
+    "PostsListOptions",
+    "PostsWithRawResponse",
+]
+
+C = TypeVar("C", "SyncAPIClient", "AsyncAPIClient")
 PageT = TypeVar("PageT", SyncPage[Post], AsyncPage[Post])
 PollerT = TypeVar("PollerT", Poller, AsyncPoller)
 
@@ -135,7 +146,7 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         )
 
 
-class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
+class Posts(PostModes["SyncAPIClient", SyncPage[Post], Poller]):
     """GET /posts for the sync client: each page is fetched when reached."""
 
     _poller = Poller
@@ -151,8 +162,13 @@ class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
             call, lambda first: SyncPage(self._client._request, call, first)
         )
 
+    @functools.cached_property
+    def with_raw_response(self) -> PostsWithRawResponse:
+        """``list`` and the mode helpers, each answering a ``RawResponse``."""
+        return PostsWithRawResponse(self._raw_twin())
 
-class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
+
+class AsyncPosts(PostModes["AsyncAPIClient", AsyncPage[Post], AsyncPoller]):
     """GET /posts for the async client; pages are awaitable and async-iterable."""
 
     _poller = AsyncPoller
@@ -169,3 +185,39 @@ class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
             )
             return raw
         return AsyncPage(self._client._request, call)
+
+    @functools.cached_property
+    def with_raw_response(self) -> AsyncPostsWithRawResponse:
+        """``list`` and the mode helpers, each awaited for a ``RawResponse`` (the first
+        page is fetched at once)."""
+        return AsyncPostsWithRawResponse(self._raw_twin())
+
+
+class PostsWithRawResponse:
+    """``client.with_raw_response.posts``: ``list`` and the mode helpers, each answering
+    ``RawResponse[SyncPage[Post]]`` (``poll`` is many calls: it is left off)."""
+
+    def __init__(self, posts: Posts) -> None:
+        self.list: Final = to_raw_response_wrapper(posts.list)
+        self.trending: Final = to_raw_response_wrapper(posts.trending)
+        self.by_league: Final = to_raw_response_wrapper(posts.by_league)
+        self.by_sport: Final = to_raw_response_wrapper(posts.by_sport)
+        self.by_team: Final = to_raw_response_wrapper(posts.by_team)
+        self.by_player: Final = to_raw_response_wrapper(posts.by_player)
+        self.nearby: Final = to_raw_response_wrapper(posts.nearby)
+        self.for_game: Final = to_raw_response_wrapper(posts.for_game)
+
+
+class AsyncPostsWithRawResponse:
+    """``aclient.with_raw_response.posts``: ``list`` and the mode helpers, each awaited
+    for a ``RawResponse[AsyncPage[Post]]``."""
+
+    def __init__(self, posts: AsyncPosts) -> None:
+        self.list: Final = async_page_to_raw_response_wrapper(posts.list)
+        self.trending: Final = async_page_to_raw_response_wrapper(posts.trending)
+        self.by_league: Final = async_page_to_raw_response_wrapper(posts.by_league)
+        self.by_sport: Final = async_page_to_raw_response_wrapper(posts.by_sport)
+        self.by_team: Final = async_page_to_raw_response_wrapper(posts.by_team)
+        self.by_player: Final = async_page_to_raw_response_wrapper(posts.by_player)
+        self.nearby: Final = async_page_to_raw_response_wrapper(posts.nearby)
+        self.for_game: Final = async_page_to_raw_response_wrapper(posts.for_game)

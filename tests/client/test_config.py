@@ -10,7 +10,7 @@ import pytest
 import respx
 
 import sports_posts as sp
-from sports_posts import _client
+from sports_posts import _base_client as _client
 from tests.runner import Runner
 
 from .conftest import API_KEY, BASE_URL, page
