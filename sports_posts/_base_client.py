@@ -255,13 +255,6 @@ class SyncAPIClient(_ClientBase[Client]):
         pools.get()  # this process's pool, made now; a forked child makes its own on first use
         return pools
 
-    @property
-    def _http(self) -> Client:
-        """The pool this process sends through, or the caller's client."""
-        if isinstance(self._pools, GivenClient):
-            return cast(Client, self._pools.http)
-        return cast(Client, self._pools.get())
-
     def _pool(self) -> Client:
         """The pool a call sends through: this process's own, or the caller's client if it
         may serve this process (``HTTPClientScopeError`` in a child forked after it sent)."""
@@ -374,13 +367,6 @@ class AsyncAPIClient(_ClientBase[AsyncClient]):
     def _own_pools(self) -> PerLoop[LoopPool]:
         make = self._pool_factory()
         return PerLoop(lambda: LoopPool(make()))  # made on each loop's first call
-
-    @property
-    def _http(self) -> AsyncClient:
-        """The pool of the running event loop (call from a coroutine), or the caller's client."""
-        if isinstance(self._pools, GivenClient):
-            return cast(AsyncClient, self._pools.http)
-        return cast(AsyncClient, self._pools.get().http)
 
     async def _pool(self) -> AsyncClient:
         """The pool a call on this loop sends through: the SDK's own for this loop (its
