@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union, cast
@@ -45,7 +45,7 @@ from ._redact import watch_key
 from ._request import APICall
 from ._scoped import PerLoop, PerProcess
 from ._telemetry import interrupted, traced_flow
-from ._transport import CallCounter, Outcome, RawResponse, Send, exchange_flow, redirect_hop
+from ._transport import CallCounter, Outcome, RawResponse, Send, Step, exchange_flow, redirect_hop
 from ._utils import Done, advance
 
 if TYPE_CHECKING:
@@ -87,13 +87,16 @@ def _on_asyncio() -> bool:
     return True
 
 
-def _sleep(seconds: float) -> None:
-    """Sleep between retries (tests patch this; the suite never sleeps for real)."""
+def _sleep(seconds: float) -> Outcome:
+    """Sleep between retries, then answer the flow with nothing (tests patch this; the
+    suite never sleeps for real)."""
     time.sleep(seconds)
+    return None
 
 
-async def _async_sleep(seconds: float) -> None:
-    """Sleep between retries on whichever loop runs the call (asyncio, or trio through anyio)."""
+async def _async_sleep(seconds: float) -> Outcome:
+    """Sleep between retries on whichever loop runs the call (asyncio, or trio through
+    anyio), then answer the flow with nothing."""
     if _on_asyncio():
         import asyncio  # only async callers pay for importing it
 
@@ -102,6 +105,7 @@ async def _async_sleep(seconds: float) -> None:
         import anyio
 
         await anyio.sleep(seconds)
+    return None
 
 
 H = TypeVar("H", Client, AsyncClient)
@@ -195,6 +199,11 @@ class _ClientBase(Generic[H]):
             max_response_bytes=max_response_bytes, on_retry=on_retry,
         )
         return self._copy(config, raw=self._raw)
+
+    def _begin(self, call: APICall[T], http: Any) -> tuple[Generator[Step, Outcome, tuple[T, Callable[[], Response]]], Optional[CallBudget]]:
+        """A call's flow, traced, and the budget its requests draw from (none for a free call)."""
+        flow = traced_flow(exchange_flow(self._config, call, self._calls, http), call, self._config)
+        return flow, None if call.free else self._config.budget
 
     def _shape(self, parsed: T, keep: Callable[[], Response], into: Callable[[T], R]) -> R:
         """What a method returns: its result, or the raw answer around it."""
@@ -335,16 +344,11 @@ class SyncAPIClient(_ClientBase[Client]):
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         http = self._pool()
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, http), call, self._config)
-        budget = None if call.free else self._config.budget
+        flow, budget = self._begin(call, http)
         step = advance(flow, None)
         try:
-            while not isinstance(step, Done):
-                if isinstance(step, float):
-                    _sleep(step)
-                    step = advance(flow, None)
-                else:
-                    step = advance(flow, self._send(step, budget, http))
+            while not isinstance(step, Done):  # a wait is answered with nothing, a request with its outcome
+                step = advance(flow, _sleep(step) if isinstance(step, float) else self._send(step, budget, http))
         except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise
@@ -487,16 +491,12 @@ class AsyncAPIClient(_ClientBase[AsyncClient]):
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
         """Make a call: send what its flow asks for, sleep its waits, return its answer."""
         http = await self._pool()
-        flow = traced_flow(exchange_flow(self._config, call, self._calls, http), call, self._config)
-        budget = None if call.free else self._config.budget
+        flow, budget = self._begin(call, http)
         step = advance(flow, None)
         try:
             while not isinstance(step, Done):
-                if isinstance(step, float):
-                    await _async_sleep(step)
-                    step = advance(flow, None)
-                else:
-                    step = advance(flow, await self._send(step, budget, http))
+                outcome = await _async_sleep(step) if isinstance(step, float) else await self._send(step, budget, http)
+                step = advance(flow, outcome)
         except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise
