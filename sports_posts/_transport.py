@@ -50,7 +50,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-R = TypeVar("R")
 log = logging.getLogger("sports_posts")
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
