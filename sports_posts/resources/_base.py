@@ -24,7 +24,6 @@ __all__ = [
     "ClientOptions",
     "Resource",
     "SyncResource",
-    "async_page_to_raw_response_wrapper",
     "async_to_raw_response_wrapper",
     "same",
     "to_raw_response_wrapper",
@@ -78,10 +77,4 @@ def to_raw_response_wrapper(func: Callable[P, R]) -> Callable[P, RawResponse[R]]
 
 def async_to_raw_response_wrapper(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[RawResponse[R]]]:
     """A raw async twin's coroutine method, typed as awaiting the ``RawResponse``."""
-    return cast("Callable[P, Awaitable[RawResponse[R]]]", func)
-
-
-def async_page_to_raw_response_wrapper(func: Callable[P, R]) -> Callable[P, Awaitable[RawResponse[R]]]:
-    """``aclient.posts.list`` and its helpers on a raw twin: they fetch the first page at
-    once, so they answer an awaitable ``RawResponse`` of the ``AsyncPage``."""
     return cast("Callable[P, Awaitable[RawResponse[R]]]", func)

@@ -9,18 +9,20 @@ awaitable one).
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Callable, Final, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Optional, TypeVar, Union, cast
 
-from typing_extensions import Unpack
+from typing_extensions import ParamSpec, Unpack
 
 from .. import _endpoints
 from .._config import RequestOptions
 from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
+from .._transport import RawResponse
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
 from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Lease, Poller
-from ._base import Resource, async_page_to_raw_response_wrapper, to_raw_response_wrapper
+from ._base import Resource
 
 if TYPE_CHECKING:
     from .._base_client import AsyncAPIClient, SyncAPIClient
@@ -30,6 +32,7 @@ __all__ = [
     "AsyncPostsWithRawResponse",
     "PostFiltersOptions",
     "PostModes",
+    "PostModesWithRawResponse",
     "Posts",
     "PostsListOptions",
     "PostsWithRawResponse",
@@ -38,6 +41,8 @@ __all__ = [
 C = TypeVar("C", "SyncAPIClient", "AsyncAPIClient")
 PageT = TypeVar("PageT", SyncPage[Post], AsyncPage[Post])
 PollerT = TypeVar("PollerT", Poller, AsyncPoller)
+RawPageT = TypeVar("RawPageT")
+P = ParamSpec("P")
 
 
 class PostsListOptions(PostsListParams, RequestOptions, total=False):
@@ -193,31 +198,32 @@ class AsyncPosts(PostModes["AsyncAPIClient", AsyncPage[Post], AsyncPoller]):
         return AsyncPostsWithRawResponse(self._raw_twin())
 
 
-class PostsWithRawResponse:
-    """``client.with_raw_response.posts``: ``list`` and the mode helpers, each answering
-    ``RawResponse[SyncPage[Post]]`` (``poll`` is many calls: it is left off)."""
+class PostModesWithRawResponse(Generic[RawPageT]):
+    """``list`` and the mode helpers, each answering ``RawPageT``: written once for both
+    clients, as ``PostModes`` is (``poll`` makes many calls: it is left off)."""
 
-    def __init__(self, posts: Posts) -> None:
-        self.list: Final = to_raw_response_wrapper(posts.list)
-        self.trending: Final = to_raw_response_wrapper(posts.trending)
-        self.by_league: Final = to_raw_response_wrapper(posts.by_league)
-        self.by_sport: Final = to_raw_response_wrapper(posts.by_sport)
-        self.by_team: Final = to_raw_response_wrapper(posts.by_team)
-        self.by_player: Final = to_raw_response_wrapper(posts.by_player)
-        self.nearby: Final = to_raw_response_wrapper(posts.nearby)
-        self.for_game: Final = to_raw_response_wrapper(posts.for_game)
+    def __init__(self, posts: PostModes[Any, Any, Any]) -> None:
+        self.list: Final = raw_page(posts.list, self)
+        self.trending: Final = raw_page(posts.trending, self)
+        self.by_league: Final = raw_page(posts.by_league, self)
+        self.by_sport: Final = raw_page(posts.by_sport, self)
+        self.by_team: Final = raw_page(posts.by_team, self)
+        self.by_player: Final = raw_page(posts.by_player, self)
+        self.nearby: Final = raw_page(posts.nearby, self)
+        self.for_game: Final = raw_page(posts.for_game, self)
 
 
-class AsyncPostsWithRawResponse:
-    """``aclient.with_raw_response.posts``: ``list`` and the mode helpers, each awaited
-    for a ``RawResponse[AsyncPage[Post]]``."""
+def raw_page(method: Callable[P, object], view: PostModesWithRawResponse[RawPageT]) -> Callable[P, RawPageT]:
+    """A raw twin's method, typed as answering the view's raw page and keeping every
+    parameter. The async client's raw ``list`` fetches the first page at once, so it
+    answers an awaitable ``RawResponse`` of the ``AsyncPage``."""
+    return cast("Callable[P, RawPageT]", method)
 
-    def __init__(self, posts: AsyncPosts) -> None:
-        self.list: Final = async_page_to_raw_response_wrapper(posts.list)
-        self.trending: Final = async_page_to_raw_response_wrapper(posts.trending)
-        self.by_league: Final = async_page_to_raw_response_wrapper(posts.by_league)
-        self.by_sport: Final = async_page_to_raw_response_wrapper(posts.by_sport)
-        self.by_team: Final = async_page_to_raw_response_wrapper(posts.by_team)
-        self.by_player: Final = async_page_to_raw_response_wrapper(posts.by_player)
-        self.nearby: Final = async_page_to_raw_response_wrapper(posts.nearby)
-        self.for_game: Final = async_page_to_raw_response_wrapper(posts.for_game)
+
+class PostsWithRawResponse(PostModesWithRawResponse[RawResponse[SyncPage[Post]]]):
+    """``client.with_raw_response.posts``: each method answering ``RawResponse[SyncPage[Post]]``."""
+
+
+class AsyncPostsWithRawResponse(PostModesWithRawResponse[Awaitable[RawResponse[AsyncPage[Post]]]]):
+    """``aclient.with_raw_response.posts``: each method awaited for a
+    ``RawResponse[AsyncPage[Post]]`` (the first page is fetched at once)."""
