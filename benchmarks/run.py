@@ -293,7 +293,7 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
                 times[name].append(time.perf_counter() - t0)
                 cpu_times[name].append(cpu() - c0)
         await raw_a.aclose()
-        await sdk_a._http.aclose()
+        await sdk_a.aclose()
         vs_gathered = min(times["ours"]) / min(times["gathered"])
         return (*ratios(times), ratios(cpu_times)[0], vs_gathered)
 

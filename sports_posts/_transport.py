@@ -38,13 +38,11 @@ if TYPE_CHECKING:
     from tenacity import RetryCallState, Retrying
 
 __all__ = [
-    "AsyncRequester",
     "CallCounter",
     "Outcome",
     "RawResponse",
     "Send",
     "Step",
-    "SyncRequester",
     "call_flow",
     "exchange_flow",
     "parse_http_date",
@@ -52,7 +50,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-R = TypeVar("R")
 log = logging.getLogger("sports_posts")
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -529,25 +526,3 @@ class RawResponse(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
-
-
-class SyncRequester(Protocol):
-    """What pages, resources and pollers need of a sync client: to make a call."""
-
-    def _request(self, call: APICall[T]) -> T: ...
-
-    def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
-
-    def with_options(self, *, max_retries: int = ...) -> SyncRequester: ...
-
-
-class AsyncRequester(Protocol):
-    """The async twin: making a call is awaited."""
-
-    _raw: bool
-
-    async def _request(self, call: APICall[T]) -> T: ...
-
-    async def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
-
-    def with_options(self, *, max_retries: int = ...) -> AsyncRequester: ...

@@ -6,14 +6,13 @@ import asyncio
 import threading
 from collections.abc import Awaitable
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
 import anyio.to_thread
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import AsyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Deliver, log
@@ -21,6 +20,9 @@ from ._base import Acquire, PollerBase, PollerOptions, Renew, as_is, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
 from .checkpoints import MemoryCheckpoint
+
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient
 
 __all__ = ["AsyncPoller"]
 
@@ -38,7 +40,7 @@ class AsyncPoller(PollerBase):
 
     def __init__(
         self,
-        client: AsyncRequester,
+        client: AsyncAPIClient,
         *,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
         **options: Unpack[PollerOptions],

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import Callable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import SyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
 from ._algorithm import Deliver, log
 from ._base import Acquire, PollerBase, PollerOptions, Renew, as_is, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
+
+if TYPE_CHECKING:
+    from .._base_client import SyncAPIClient
 
 __all__ = ["Poller"]
 
@@ -36,7 +38,7 @@ class Poller(PollerBase):
 
     def __init__(
         self,
-        client: SyncRequester,
+        client: SyncAPIClient,
         *,
         sleep: Optional[Callable[[float], object]] = None,  # what it returns is ignored
         **options: Unpack[PollerOptions],
