@@ -287,7 +287,7 @@ class Redis:
                     "pass a redis.cluster.RedisCluster client or the node's redis:// URL",
                     self.url), engine=self.engine) from None
 
-    def _twice(self, call: Callable[[], Any]) -> Any:
+    def twice(self, call: Callable[[], Any]) -> Any:
         """``call()``, tried once more on a cluster when the node of the client's slot map
         refused the connection (a dead master: nothing was sent, so nothing runs twice). The
         cluster client re-reads the slot map on that error, so after a failover a client's
@@ -452,7 +452,7 @@ class Redis:
             if timeout is not None and self.url is not None and not self.cluster and timeout < self.socket_timeout:
                 return self._within(client, max(timeout, 0.001), source, keys, args)
             script = self.script(client, source)
-            return self._twice(lambda: script(keys=keys, args=args))
+            return self.twice(lambda: script(keys=keys, args=args))
 
     def exists(self, keys: Sequence[Any]) -> bool:
         """Whether any of ``keys`` exists, each spelled for this server (a node's URL is
@@ -462,7 +462,7 @@ class Redis:
             self.ready()
             client = self.client()
             names = self.names(keys)
-            return bool(self._twice(lambda: any(client.exists(key) for key in names)))
+            return bool(self.twice(lambda: any(client.exists(key) for key in names)))
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The script on a connection of its own, its reply awaited up to ``timeout`` (the

@@ -400,15 +400,20 @@ class RedisInbox(InboxPolicy):
         with self._errors_here():
             client = self._sync()
             keys, args = self._redis.names(keys), self._redis.names(args)
-            self._ensure_group(client)
-            try:
-                return self._script(client, source)(keys=keys, args=args)
-            except self._errors as exc:
-                if not self._missing_group(exc):  # the stream was deleted under us: recreate
-                    raise
-                self._group_ready = False
+
+            def run() -> Any:
                 self._ensure_group(client)
-                return self._script(client, source)(keys=keys, args=args)
+                try:
+                    return self._script(client, source)(keys=keys, args=args)
+                except self._errors as exc:
+                    if not self._missing_group(exc):  # the stream was deleted under us: recreate
+                        raise
+                    self._group_ready = False
+                    self._ensure_group(client)
+                    return self._script(client, source)(keys=keys, args=args)
+
+            # a cluster node that refused the connection (a failover): once more, as every store call
+            return self._redis.twice(run)
 
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """Store an event (entry hash plus a stream message); false when ``key`` is already stored."""
