@@ -23,7 +23,7 @@ import threading
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Generic, Optional, TypeVar, cast
+from typing import Any, Callable, Generic, Optional, TypeVar, Union, cast
 
 import httpx
 from httpx import (
@@ -444,7 +444,7 @@ def library_request(
     module: Any = stack.module
     if method != "GET" or not PLAIN_QUERY.fullmatch(query) or not _quick(stack.name):
         return cast(Request, module.Request(method, _joined(address, query), headers=headers, extensions=extensions))
-    return _get(module, _parsed(stack.name, module, address), query, headers, extensions)
+    return _get(module, address if query else _parsed(stack.name, module, address), query, headers, extensions)
 
 
 def _joined(address: str, query: str) -> str:
@@ -462,10 +462,11 @@ def _parsed(name: str, module: Any, address: str) -> URL:
     return url
 
 
-def _get(module: Any, base: URL, query: str, headers: Headers, extensions: dict[str, Any]) -> Request:
-    """The GET of ``base`` with ``query`` (no checks: see ``_quick``). The library's public
-    ``URL`` parses the whole address when a query comes (no URL is patched in place)."""
-    url = module.URL(f"{base}?{query}") if query else base
+def _get(module: Any, base: Union[str, URL], query: str, headers: Headers, extensions: dict[str, Any]) -> Request:
+    """The GET of ``base`` (an address, or its kept parse when ``query`` is empty) with
+    ``query`` (no checks: see ``_quick``). The library's public ``URL`` parses the whole
+    address when a query comes (no URL is patched in place)."""
+    url: URL = module.URL(f"{base}?{query}") if query else cast(URL, base)
     # What Request() adds before the caller's headers: Host (a GET has no Content-Length).
     own_host = "host" in headers or not url.host
     raw = headers.raw if own_host else [(b"Host", url.netloc), *headers.raw]
