@@ -293,7 +293,7 @@ def measure_client(stack: str, base: str, quick: bool, server_pid: Optional[int]
                 times[name].append(time.perf_counter() - t0)
                 cpu_times[name].append(cpu() - c0)
         await raw_a.aclose()
-        await sdk_a._http.aclose()
+        await sdk_a.aclose()
         vs_gathered = min(times["ours"]) / min(times["gathered"])
         return (*ratios(times), ratios(cpu_times)[0], vs_gathered)
 
@@ -420,12 +420,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer rounds: a smoke check, not figures")
     parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only these sections")
+    parser.add_argument("--skip", action="append", choices=sorted(SECTIONS), default=[],
+                        help="leave these sections out")
     parser.add_argument("--json", help="write the results to this file")
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
           f"{platform.platform()}", flush=True)
     for name, section in SECTIONS.items():
-        if args.only and name not in args.only:
+        if (args.only and name not in args.only) or name in args.skip:
             continue
         print(f"== {name}", flush=True)
         section(args.quick)

@@ -74,17 +74,18 @@ def main() -> None:
         budget.seed(client.account.information())  # a free call: this month's usage so far
         while not stopping.is_set():
             lease = Lease(args.store, key=key, ttl=15)
+            checkpoint = fenced(args.store, key=key)
             poller = Poller(
                 client,
                 filters={"leagues": args.league},
                 since=datetime.now(timezone.utc) - timedelta(hours=1),  # only for an empty checkpoint
                 lease=lease,
-                checkpoint=fenced(args.store, key=key),
+                checkpoint=checkpoint,
             )
             current[:] = [poller]
-            if stopping.is_set():
-                break
             try:
+                if stopping.is_set():
+                    break
                 with poller:
                     for batch in poller:
                         store(batch, lease)
@@ -94,6 +95,9 @@ def main() -> None:
                                     "standing by until it answers (%s)", exc)
                 else:
                     logging.warning("lost the league to another worker (%s); standing by again", exc)
+            finally:  # each turn's own connections go with it
+                checkpoint.close()
+                lease.close()
     budget.close()
     print(f"{args.league}: {client.calls} call(s) from this worker", file=sys.stderr)
 

@@ -18,10 +18,6 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from ._budget import CallBudget as CallBudget
     from ._client import AsyncSportsPosts as AsyncSportsPosts
     from ._client import SportsPosts as SportsPosts
-    from ._compliance import AsyncComplianceSweeper as AsyncComplianceSweeper
-    from ._compliance import ComplianceSweeper as ComplianceSweeper
-    from ._compliance import ComplianceSweepError as ComplianceSweepError
-    from ._compliance import SweepResult as SweepResult
     from ._config import RequestOptions as RequestOptions
     from ._config import RetryEvent as RetryEvent
     from ._errors import APIConnectionError as APIConnectionError
@@ -84,6 +80,10 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .polling import RedisCheckpoint as RedisCheckpoint
     from .polling.checkpoints import CheckpointLockedError as CheckpointLockedError
     from .polling.checkpoints import CheckpointMismatchError as CheckpointMismatchError
+    from .resources.compliance import AsyncComplianceSweeper as AsyncComplianceSweeper
+    from .resources.compliance import ComplianceSweeper as ComplianceSweeper
+    from .resources.compliance import ComplianceSweepError as ComplianceSweepError
+    from .resources.compliance import SweepResult as SweepResult
 
 __all__ = [
     "APIConnectionError",
@@ -195,10 +195,10 @@ _LAZY = {
     "CallBudget": "._budget",
     "AsyncSportsPosts": "._client",
     "SportsPosts": "._client",
-    "AsyncComplianceSweeper": "._compliance",
-    "ComplianceSweepError": "._compliance",
-    "ComplianceSweeper": "._compliance",
-    "SweepResult": "._compliance",
+    "AsyncComplianceSweeper": ".resources.compliance",
+    "ComplianceSweepError": ".resources.compliance",
+    "ComplianceSweeper": ".resources.compliance",
+    "SweepResult": ".resources.compliance",
     "Unchecked": "._params",
     "CoordinationError": "._stores",
     "RawResponse": "._transport",

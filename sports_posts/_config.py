@@ -418,7 +418,7 @@ class CallOptions:
     timeout: Optional[Timeout] = None
 
     @classmethod
-    def check(cls, options: Mapping[str, Any]) -> CallOptions:
+    def check(cls, options: Mapping[str, object]) -> CallOptions:
         timeout = options.get("timeout")
         return cls(
             headers=check_headers(options.get("extra_headers"), "extra_headers"),

@@ -19,7 +19,6 @@ otherwise swallowed. The SDK changes its own state before any hook runs.
 from __future__ import annotations
 
 import logging
-import os
 import time
 import weakref
 from collections.abc import Generator, Mapping
@@ -172,64 +171,15 @@ def _otel() -> Any:
     return _api or None
 
 
-_ENV = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
-"""The variables naming a provider that OpenTelemetry loads on the first ``get_*_provider``."""
-_known: Optional[tuple[Any, Any, tuple[bool, bool]]] = None
-"""The two global providers last seen, with what ``_providers`` answered for them."""
-_environ: Any = None  # (os.environ, its dict, the names of _ENV as that dict keys them)
-
-
 def _configured(api: Any) -> tuple[bool, bool]:
     """Whether a real tracer provider and a real meter provider are set (the API's proxies
-    until the application sets one); neither when asking fails.
-
-    Asked on every call, so the answer is kept for the global providers it was given for
-    and asked again only when one of them changes (the API sets each once, with
-    ``set_*_provider``): a call pays two reads of a global, not two environment lookups."""
-    global _known
+    until the application sets one); neither when asking fails. Asked on every call through
+    OpenTelemetry's own getters, so a provider set at any time is seen at the next call."""
     try:
-        current = _global_providers(api)
-        known = _known
-        if current is not None and known is not None and known[0] is current[0] and known[1] is current[1]:
-            return known[2]
-        answer = _providers(api)
-        if current is not None:
-            _known = (current[0], current[1], answer)
-        return answer
+        return _providers(api)
     except Exception:
         failed("get_tracer_provider")
         return False, False
-
-
-def _global_providers(api: Any) -> Optional[tuple[Any, Any]]:
-    """The globals OpenTelemetry's own ``get_tracer_provider`` and ``get_meter_provider``
-    answer from (``None`` for either: its proxy), read without calling them; ``None`` when
-    that cannot be told this way: a getter replaced, a module that keeps its provider
-    elsewhere, or one not set yet while the environment names one for the getter to load."""
-    get_tracer, get_meter = api[0].get_tracer_provider, api[1].get_meter_provider
-    try:
-        if get_tracer.__name__ != "get_tracer_provider" or get_meter.__name__ != "get_meter_provider":
-            return None
-        tracer, meter = get_tracer.__globals__["_TRACER_PROVIDER"], get_meter.__globals__["_METER_PROVIDER"]
-    except (AttributeError, KeyError, TypeError):
-        return None
-    if (tracer is None or meter is None) and _provider_in_environment():
-        return None
-    return tracer, meter
-
-
-def _provider_in_environment() -> bool:
-    """Whether a variable of ``_ENV`` is set: ``name in os.environ``, as OpenTelemetry asks
-    it, without the ``KeyError`` that ``os.environ`` raises and catches for a missing name."""
-    global _environ
-    cached = _environ
-    if cached is None or cached[0] is not os.environ:
-        data, encode = getattr(os.environ, "_data", None), getattr(os.environ, "encodekey", None)
-        if not isinstance(data, dict) or encode is None:
-            return any(name in os.environ for name in _ENV)
-        cached = _environ = (os.environ, data, tuple(encode(name) for name in _ENV))
-    data = cached[1]
-    return any(key in data for key in cached[2])
 
 
 def _providers(api: Any) -> tuple[bool, bool]:

@@ -38,13 +38,11 @@ if TYPE_CHECKING:
     from tenacity import RetryCallState, Retrying
 
 __all__ = [
-    "AsyncRequester",
     "CallCounter",
     "Outcome",
     "RawResponse",
     "Send",
     "Step",
-    "SyncRequester",
     "call_flow",
     "exchange_flow",
     "parse_http_date",
@@ -52,7 +50,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-R = TypeVar("R")
 log = logging.getLogger("sports_posts")
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -139,41 +136,119 @@ def parse_retry_after(value: Optional[str], *, now: Optional[float] = None) -> O
     return max(0.0, seconds)
 
 
-def is_retryable(exc: BaseException) -> bool:
+def retried_by_the_client(exc: BaseException) -> bool:
     """Connection errors, timeouts, 429 and 5xx gateway errors; nothing that spends quota
-    for certain failure, and no 429 whose ``Retry-After`` exceeds ``MAX_RETRY_AFTER``."""
+    for certain failure, nor a connection error the next attempt would meet again."""
     if isinstance(exc, APIConnectionError):
         return exc._retryable
-    if isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES:
-        return exc.retry_after is None or exc.retry_after <= MAX_RETRY_AFTER
-    return False
+    return isinstance(exc, APIStatusError) and exc.status_code in RETRY_STATUSES
+
+
+def added_jitter(base: float, initial: float, rand: float) -> float:
+    """The base plus up to ``initial`` at random (the client's jitter)."""
+    return base + rand * initial
+
+
+def equal_jitter(base: float, initial: float, rand: float) -> float:
+    """Half the base plus up to half of it at random (the poller's jitter)."""
+    return base / 2 + rand * base / 2
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Whether a failed call is asked again, and how long to wait first: the one rule of the
+    client (``CLIENT_RETRY``, which tenacity asks) and of the poller (its own instance, in
+    ``polling/_algorithm.py``); their differences are these fields.
+
+    The wait after the n-th failure in a row is the server's ``Retry-After`` when it gave
+    one, else a back-off of ``initial x 2^(n-1)`` capped at ``cap``, with jitter."""
+
+    retried: Callable[[BaseException], bool] = retried_by_the_client
+    """Which errors are retried at all (before ``Retry-After`` is looked at)."""
+    initial: float = BACKOFF_INITIAL
+    """The first back-off's base, in seconds; it doubles with each failure in a row."""
+    cap: float = BACKOFF_MAX
+    """The longest back-off."""
+    quota_cap: Optional[float] = None
+    """The longest back-off after a 429 that names no time (a spent quota); ``None``: ``cap``."""
+    jitter: Callable[[float, float, float], float] = added_jitter
+    """The wait of a back-off from its base, ``initial`` and a draw of ``rand`` (never past
+    the cap): ``added_jitter`` or ``equal_jitter``."""
+    rand: Callable[[], float] = random.random
+    """The jitter source, a float in [0, 1)."""
+    retry_after_from: tuple[type[APIStatusError], ...] = (APIStatusError,)
+    """The answers whose ``Retry-After`` sets the wait; the others back off."""
+    max_retry_after: float = MAX_RETRY_AFTER
+    """The longest ``Retry-After`` waited."""
+    on_long_retry_after: Optional[Callable[[float], None]] = None
+    """Told of a longer ``Retry-After``, which is then waited as ``max_retry_after``;
+    ``None``: such an answer is not retried (it is raised, with its ``.retry_after``)."""
+    at_least_backoff: bool = False
+    """Never wait less than the back-off, whatever ``Retry-After`` says (so that a repeated
+    ``Retry-After: 0`` cannot spin)."""
+
+    def retries(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is worth asking again (no jitter is drawn)."""
+        if not self.retried(exc):
+            return False
+        retry_after = self._retry_after(exc)
+        return (
+            retry_after is None
+            or retry_after <= self.max_retry_after
+            or self.on_long_retry_after is not None
+        )
+
+    def wait(self, exc: BaseException, failures: int) -> float:
+        """Seconds to wait before asking again after ``exc``, which ``retries``; ``failures``
+        is how many failures in a row came before it (0 for the first)."""
+        retry_after = self._retry_after(exc)
+        if retry_after is None:
+            quota = isinstance(exc, APIStatusError) and exc.status_code == 429
+            return self.backoff(failures, quota=quota)
+        if retry_after > self.max_retry_after and self.on_long_retry_after is not None:
+            self.on_long_retry_after(retry_after)
+        seconds = min(retry_after, self.max_retry_after)
+        return max(seconds, self.backoff(failures)) if self.at_least_backoff else seconds
+
+    def backoff(self, failures: int, *, quota: bool = False) -> float:
+        """The back-off after ``failures`` earlier failures in a row, with jitter."""
+        cap = self.quota_cap if quota and self.quota_cap is not None else self.cap
+        base = min(cap, self.initial * 2.0 ** min(max(failures, 0), 30))
+        return min(cap, self.jitter(base, self.initial, self.rand()))
+
+    def _retry_after(self, exc: BaseException) -> Optional[float]:
+        return exc.retry_after if isinstance(exc, self.retry_after_from) else None
+
+
+CLIENT_RETRY = RetryPolicy()
+"""The client's policy: 0.5 s, 1 s, 2 s, ... up to 8 s, each plus up to 0.5 s at random;
+a ``Retry-After`` of up to a minute is waited, a longer one raised."""
 
 
 def backoff(attempt: int) -> float:
-    """Exponential backoff with jitter after failed attempt ``attempt`` (1-based), capped:
-    0.5 s, 1 s, 2 s, ... up to 8 s, each plus up to half the base at random."""
-    base: float = min(BACKOFF_MAX, BACKOFF_INITIAL * 2.0 ** max(0, attempt - 1))
-    return min(BACKOFF_MAX, base + random.uniform(0, BACKOFF_INITIAL))
+    """The client's back-off after failed attempt ``attempt`` (1-based)."""
+    return CLIENT_RETRY.backoff(attempt - 1)
 
 
 def retry_wait(state: RetryCallState) -> float:
     """The server's ``Retry-After`` when it gave one, else capped exponential backoff."""
     exc = state.outcome.exception() if state.outcome is not None else None
-    if isinstance(exc, APIStatusError) and exc.retry_after is not None:
-        return min(exc.retry_after, MAX_RETRY_AFTER)
-    return backoff(state.attempt_number)
+    if exc is None:
+        return backoff(state.attempt_number)
+    return CLIENT_RETRY.wait(exc, state.attempt_number - 1)
 
 
 def retry_policy(max_retries: int) -> Retrying:
-    """The one retry policy: tenacity decides whether a failed attempt is retried and how
-    long to wait first; ``call_flow`` only asks it, so both clients share it. Tenacity is
-    imported here, at a call's first failure: a program whose calls succeed never loads it."""
+    """The client's retry policy on tenacity: tenacity decides whether a failed attempt is
+    retried and how long to wait first (asking ``CLIENT_RETRY``); ``call_flow`` only asks
+    it, so both clients share it. Tenacity is imported here, at a call's first failure: a
+    program whose calls succeed never loads it."""
     from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
     return Retrying(
         stop=stop_after_attempt(max_retries + 1),
         wait=retry_wait,
-        retry=retry_if_exception(is_retryable),
+        retry=retry_if_exception(CLIENT_RETRY.retries),
         reraise=True,
     )
 
@@ -451,25 +526,3 @@ class RawResponse(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<RawResponse [{self.status_code}] {self.http_request.method} {self.url.copy_with(query=None)}>"
-
-
-class SyncRequester(Protocol):
-    """What pages, resources and pollers need of a sync client: to make a call."""
-
-    def _request(self, call: APICall[T]) -> T: ...
-
-    def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
-
-    def with_options(self, *, max_retries: int = ...) -> SyncRequester: ...
-
-
-class AsyncRequester(Protocol):
-    """The async twin: making a call is awaited."""
-
-    _raw: bool
-
-    async def _request(self, call: APICall[T]) -> T: ...
-
-    async def _result(self, call: APICall[T], into: Callable[[T], R]) -> R: ...
-
-    def with_options(self, *, max_retries: int = ...) -> AsyncRequester: ...

@@ -196,40 +196,157 @@ class RedisNode:
                 self.proc.kill()
 
 
+class RedisClusterSetup(list[int]):
+    """The master ports of a private Redis Cluster (a list, as callers index it), and its
+    nodes: with replicas, a test may kill the master of a key's slot, wait for the cluster to
+    promote that master's replica, and start the killed node again (it rejoins as a replica)."""
+
+    def __init__(self, nodes: dict[int, RedisNode], node_timeout_ms: int) -> None:
+        super().__init__()
+        self.nodes = nodes
+        self.node_timeout_ms = node_timeout_ms
+        self._replicas: dict[int, list[int]] = {}
+        self.cli = _redis_binary("redis-cli")
+
+    def ask(self, port: int, *command: str) -> str:
+        """``redis-cli -p PORT COMMAND...``'s output ('' from a node that is down)."""
+        return subprocess.run([self.cli, "-p", str(port), *command], capture_output=True, text=True,
+                              check=False, timeout=30).stdout
+
+    def _procs(self) -> list[subprocess.Popen[bytes]]:
+        return [n.proc for n in self.nodes.values() if n.proc is not None and n.proc.poll() is None]
+
+    def _alive(self) -> list[int]:
+        return [port for port, n in self.nodes.items() if n.proc is not None and n.proc.poll() is None]
+
+    def roles(self) -> dict[int, tuple[str, int]]:
+        """Each node's port -> (``master`` or ``slave``, its master's port; 0 for a master),
+        as a live node sees the cluster (``CLUSTER NODES``), failed nodes left out."""
+        for port in self._alive():
+            out = self.ask(port, "cluster", "nodes")
+            if not out:
+                continue
+            ids: dict[str, int] = {}
+            rows = [line.split() for line in out.splitlines() if line.strip()]
+            for row in rows:
+                ids[row[0]] = int(row[1].split("@")[0].rsplit(":", 1)[1])
+            roles: dict[int, tuple[str, int]] = {}
+            for row in rows:
+                flags = row[2].split(",")
+                if "fail" in flags or "fail?" in flags:
+                    continue
+                role = "master" if "master" in flags else "slave"
+                roles[ids[row[0]]] = (role, ids.get(row[3], 0) if role == "slave" else 0)
+            return roles
+        return {}
+
+    def masters(self) -> list[int]:
+        return sorted(port for port, (role, _) in self.roles().items() if role == "master")
+
+    def master_of(self, key: str) -> int:
+        """The port of the master serving ``key``'s slot now."""
+        port = self._alive()[0]
+        slot = int(self.ask(port, "cluster", "keyslot", key).strip())
+        for line in self.ask(port, "cluster", "nodes").splitlines():
+            row = line.split()
+            if "master" not in row[2].split(",") or "fail" in row[2].split(","):
+                continue
+            for ranges in row[8:]:
+                low, _, high = ranges.partition("-")
+                if low.isdigit() and int(low) <= slot <= int(high or low):
+                    return int(row[1].split("@")[0].rsplit(":", 1)[1])
+        raise ServerError(f"no master serves slot {slot}")
+
+    def replica_of(self, master: int) -> int:
+        """The port of a replica of ``master``."""
+        for port, (role, of) in self.roles().items():
+            if role == "slave" and of == master:
+                return port
+        raise ServerError(f"no replica of {master}")
+
+    def kill(self, port: int) -> None:
+        """SIGKILL the node on ``port`` (a machine that died); its replicas are noted first."""
+        self._replicas[port] = [p for p, (role, of) in self.roles().items() if role == "slave" and of == port]
+        self.nodes[port].kill()
+
+    def healthy(self) -> bool:
+        """Every live node says ``cluster_state:ok`` (every slot served)."""
+        alive = self._alive()
+        return bool(alive) and all("cluster_state:ok" in self.ask(p, "cluster", "info") for p in alive)
+
+    def wait_promoted(self, old: int, seconds: float = 60) -> int:
+        """Until another node serves the slots ``old`` served and the cluster is ok again (a
+        bounded poll); that node's port."""
+        replica = self._replicas.get(old, [])
+        promoted: list[int] = []
+
+        def done() -> bool:
+            if not self.healthy():
+                return False
+            promoted[:] = [p for p in replica if self.roles().get(p, ("", 0))[0] == "master"]
+            return bool(promoted)
+
+        _wait("a cluster failover", done, self._procs(), seconds=seconds)
+        return promoted[0]
+
+    def restart(self, port: int) -> None:
+        """Start a killed node again on its port with its ``nodes.conf``: it rejoins the cluster
+        (as a replica of the node that took its slots over), then the cluster is ok."""
+        self.nodes[port].start()
+
+        def rejoined() -> bool:
+            role = self.roles().get(port)
+            if role is None or not self.healthy():
+                return False
+            if role[0] == "master":
+                return True  # a master whose slots nobody took over (a cluster without replicas)
+            return "master_link_status:up" in self.ask(port, "info", "replication")
+
+        _wait("a node's return", rejoined, self._procs(), seconds=60)
+
+    def close(self) -> None:
+        for node in self.nodes.values():
+            node.stop()
+
+
 @contextlib.contextmanager
-def private_redis_cluster(masters: int = 3) -> Iterator[list[int]]:
-    """Yield the ports of a Redis Cluster of ``masters`` masters (no replicas), made with
-    ``redis-cli --cluster create``; every node and its files go at exit."""
+def private_redis_cluster(masters: int = 3, replicas: int = 0) -> Iterator[RedisClusterSetup]:
+    """Yield a ``RedisClusterSetup``: the ports of ``masters`` masters (as a list), each with
+    ``replicas`` replicas, made with ``redis-cli --cluster create``; every node and its files go
+    at exit. With replicas, ``cluster-node-timeout`` is 1000 ms, so that a replica takes over a
+    dead master in about two seconds (without, 2000 ms, as before)."""
     cli = _redis_binary("redis-cli")
     workdir = tempfile.mkdtemp(prefix="sp-redis-cluster-")
-    nodes: list[RedisNode] = []
+    node_timeout = 1000 if replicas else 2000
+    setup = RedisClusterSetup({}, node_timeout)
     try:
-        for _ in range(masters):
+        for _ in range(masters * (1 + replicas)):
             node = RedisNode(workdir, cluster_port(), "--cluster-enabled", "yes",
-                             "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
+                             "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(node_timeout))
             node.start()
-            nodes.append(node)
+            setup.nodes[node.port] = node
         made = subprocess.run(
-            [cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in nodes), "--cluster-replicas", "0",
-             "--cluster-yes"],
+            [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in setup.nodes),
+             "--cluster-replicas", str(replicas), "--cluster-yes"],
             capture_output=True, text=True, check=False, timeout=60,
         )
         if made.returncode != 0:
             raise ServerError(f"redis-cli --cluster create failed: {made.stdout[-500:]} {made.stderr[-500:]}")
 
         def ok() -> bool:
-            for node in nodes:
-                out = subprocess.run([cli, "-p", str(node.port), "cluster", "info"], capture_output=True,
-                                     text=True, check=False).stdout
-                if "cluster_state:ok" not in out:
-                    return False
-            return True
+            if not setup.healthy():
+                return False
+            roles = setup.roles()
+            if len(roles) != len(setup.nodes) or sum(role == "master" for role, _ in roles.values()) != masters:
+                return False
+            return all("master_link_status:up" in setup.ask(p, "info", "replication")
+                       for p, (role, _) in roles.items() if role == "slave")
 
-        _wait("the cluster", ok, [n.proc for n in nodes if n.proc is not None])
-        yield [n.port for n in nodes]
+        _wait("the cluster", ok, setup._procs(), seconds=60)
+        setup.extend(setup.masters())
+        yield setup
     finally:
-        for node in nodes:
-            node.stop()
+        setup.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

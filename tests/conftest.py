@@ -186,7 +186,7 @@ def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
     Autouse: the suite never sleeps for real between retries.
     """
-    import sports_posts._client as client_module
+    import sports_posts._base_client as client_module
 
     waits: list[float] = []
 

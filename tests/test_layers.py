@@ -8,6 +8,7 @@ pyproject.toml, checked by ``lint-imports`` in CI.
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -103,3 +104,70 @@ def test_no_module_outside_the_sandbox_passes_600_lines_and_the_root_holds_at_mo
     assert not long, f"modules over 600 lines: {long}"
     root = sorted(path.name for path in package.glob("*.py"))
     assert len(root) <= 20, root
+
+
+def _flags(function: ast.AST) -> set[str]:
+    """The true-or-false values a function keeps: its ``bool`` parameters and every name or
+    attribute it sets to a truth value."""
+    found: set[str] = set()
+    arguments = getattr(function, "args", None)
+    if isinstance(arguments, ast.arguments):
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            if arg.annotation is not None and ast.unparse(arg.annotation) == "bool":
+                found.add(arg.arg)
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if _truth(value):
+            found.update(ast.unparse(target) for target in targets)
+    return found
+
+
+def _truth(value: ast.expr) -> bool:
+    """Whether ``value`` is a truth value (``x or default`` is not, ``a and b < c`` is)."""
+    if isinstance(value, ast.BoolOp):
+        return all(_truth(operand) for operand in value.values)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id in ("bool", "isinstance", "callable")
+    return (
+        (isinstance(value, ast.Constant) and isinstance(value.value, bool))
+        or isinstance(value, ast.Compare)
+        or (isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not))
+    )
+
+
+def _own_nodes(function: ast.AST) -> list[ast.AST]:
+    """The nodes of ``function``'s body, without those of the functions defined inside it."""
+    nodes: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        nodes.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
+def test_the_pollers_functions_are_short_and_carry_at_most_two_flags() -> None:
+    """The poller is read by whoever must change it: no function of ``polling/`` passes 60
+    lines (its docstring included), and none keeps more than two true-or-false values."""
+    from pathlib import Path
+
+    polling = Path(__file__).resolve().parent.parent / "sports_posts" / "polling"
+    long, flagged = {}, {}
+    for path in sorted(polling.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                where = f"{path.name}:{node.lineno} {node.name}"
+                assert node.end_lineno is not None
+                if node.end_lineno - node.lineno + 1 > 60:
+                    long[where] = node.end_lineno - node.lineno + 1
+                if len(_flags(node)) > 2:
+                    flagged[where] = sorted(_flags(node))
+    assert not long, f"functions over 60 lines: {long}"
+    assert not flagged, f"functions with more than two flags: {flagged}"

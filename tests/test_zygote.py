@@ -182,7 +182,7 @@ def test_an_interpreter_option_it_does_not_run_is_refused(zygote: Zygote) -> Non
 
 
 def test_what_the_preloaded_modules_read_at_import_is_known(zygote: Zygote) -> None:
-    assert "SPORTS_POSTS_LOG" in zygote.read  # sports_posts._client turns its logger on from it
+    assert "SPORTS_POSTS_LOG" in zygote.read  # sports_posts._base_client turns its logger on from it
     assert "HOME" not in zygote.read  # sysconfig's user site, which a venv does not use
 
 
@@ -191,7 +191,7 @@ def test_a_variable_read_at_import_that_differs_gets_a_fresh_interpreter(
     zygote: Zygote, tmp_path: Path, level: str
 ) -> None:
     env = {**PATH, "PYTHONDONTWRITEBYTECODE": "1", **({"SPORTS_POSTS_LOG": level} if level else {})}
-    proc = zygote.spawn([sys.executable, "-c", "import logging, sports_posts._client as c; "
+    proc = zygote.spawn([sys.executable, "-c", "import logging, sports_posts._base_client as c; "
                          "print(logging.getLevelName(c.log.level), len(c.log.handlers))"], env=env, stdout=PIPE)
     assert isinstance(proc, subprocess.Popen) == bool(level)  # forked when it would import the same
     out, _ = proc.communicate(timeout=60)

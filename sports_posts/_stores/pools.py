@@ -1,19 +1,25 @@
 """What the PostgreSQL stores' pools are made with: psycopg_pool itself (or the missing-extra
 error), connection classes that remember why a connection could not be opened, the close of
-a per-loop pool when its loop ends, and the hosts of a multi-host URL."""
+a per-loop pool when its loop ends (and of a sync pool when its process exits), and the hosts
+of a multi-host URL."""
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import os
 import select
+import threading
 import time
+import weakref
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from .errors import missing_extra
 
-__all__ = ["Attempts", "alend", "arecording", "lend", "close_with_the_loop", "consume", "host_count", "pool_module", "quiet", "recording"]
+__all__ = ["Attempts", "alend", "arecording", "lend", "close_at_exit", "close_with_the_loop", "consume", "host_count",
+           "pool_module", "quiet", "recording"]
 
 
 _LEND_SLICE = 0.05
@@ -172,3 +178,30 @@ def quiet(conn: Any) -> bool:
     except Exception:  # no socket any more: the full check decides (and fails)
         return False
     return not readable
+
+
+_OPEN: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+"""The sync pools the stores made, each with the process that made it."""
+_OPEN_LOCK = threading.Lock()
+
+
+def close_at_exit(pool: Any) -> Any:
+    """``pool``, closed when this process exits if nobody closed it. Left to the garbage
+    collector at the interpreter's end, psycopg_pool would wait 5 s for each of its threads,
+    which no longer run then (a worker that never called ``close()`` took 30 s to exit).
+    A forked child leaves its parent's pools alone: their sockets are the parent's."""
+    with _OPEN_LOCK:
+        if not _OPEN:
+            atexit.unregister(_close_open_pools)  # once, however many pools come and go
+            atexit.register(_close_open_pools)
+        _OPEN[pool] = os.getpid()
+    return pool
+
+
+def _close_open_pools() -> None:
+    me = os.getpid()
+    with _OPEN_LOCK:
+        mine = [pool for pool, pid in _OPEN.items() if pid == me]
+    for pool in mine:
+        with contextlib.suppress(Exception):  # exiting: nothing left to tell
+            pool.close(timeout=1.0)

@@ -64,6 +64,7 @@ from .pools import (
     Attempts,
     alend,
     arecording,
+    close_at_exit,
     close_with_the_loop,
     consume,
     host_count,
@@ -327,11 +328,11 @@ class Postgres:
 
     def _new_pool(self) -> Any:
         pools = pool_module(self.owner)
-        return pools.ConnectionPool(
+        return close_at_exit(pools.ConnectionPool(
             self.url, connection_class=recording(self._driver.Connection, self._attempts.record), open=True,
             check=self._check, num_workers=2,
             **self._pool_args(self._driver.ClientCursor),
-        )
+        ))
 
     def _check(self, conn: Any) -> None:
         """The pool's check of a connection before it lends it: a connection the server

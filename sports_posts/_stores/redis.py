@@ -19,7 +19,9 @@ emptied in the child, as redis-py does for a sync pool).
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
 its settings. Lua scripts are registered once per client and redis-py reloads one after a
-``NOSCRIPT`` (a restarted server). Every driver failure becomes a ``StoreError`` (or the
+``NOSCRIPT`` (a restarted server). On a cluster, a call whose node refused the connection
+(nothing sent) is tried once more on the slot map the client re-read: after a failover, each
+client's first call reaches the promoted replica. Every driver failure becomes a ``StoreError`` (or the
 store's subclass of it), password scrubbed; a mistyped URL is a ``ParameterError`` at once.
 """
 
@@ -32,8 +34,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator, Sequence
-from typing import Any, Optional
-from urllib.parse import parse_qsl, unquote, urlsplit
+from typing import Any, Callable, Optional
 
 from .. import _scoped, _utils
 from .._errors import ParameterError
@@ -47,6 +48,7 @@ from .errors import (
     scrub,
     translated,
 )
+from .redis_sentinel import sentinel_url
 
 __all__ = ["DEFAULT_MAX_CONNECTIONS", "Name", "Redis", "has_hash_tag", "tagged"]
 
@@ -84,54 +86,6 @@ class Name(str):
     def on(self, cluster: bool) -> str:
         """The key's name on a cluster (``True``) or elsewhere."""
         return tagged(self.prefix, cluster) + self.rest
-
-
-def _sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, int]], str, dict[str, Any]]:
-    """``redis+sentinel://[user:password@]host[:port][,host[:port]...]/service[/db]``: the
-    sentinels, the service name and the master's connection settings."""
-    def refused() -> ParameterError:
-        return ParameterError(
-            f"{owner}: not a valid Sentinel URL (redis+sentinel://host:port[,host:port...]/service[/db]): "
-            f"{redact_url(url)!r}", parameter=parameter)
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        raise refused() from None
-    userinfo, _, hosts = parts.netloc.rpartition("@")
-    sentinels: list[tuple[str, int]] = []
-    for host in hosts.split(","):
-        try:  # urlsplit reads an IPv6 host in brackets, [::1]:26379, as the URL standard writes it
-            one = urlsplit(f"//{host}")
-            port = one.port
-        except ValueError:
-            raise refused() from None
-        if not one.hostname and not host.startswith(":"):
-            raise refused()
-        sentinels.append((one.hostname or "localhost", 26379 if port is None else port))
-        if not 0 < sentinels[-1][1] < 65536:
-            raise refused()
-    path = [piece for piece in parts.path.split("/") if piece]
-    if not path or len(path) > 2 or not hosts:
-        raise refused()
-    settings: dict[str, Any] = {}
-    if len(path) == 2:
-        if not path[1].isdigit():
-            raise refused()
-        settings["db"] = int(path[1])
-    user, _, password = userinfo.partition(":")
-    if user:
-        settings["username"] = unquote(user)
-    if password:
-        settings["password"] = unquote(password)
-    for name, value in parse_qsl(parts.query):
-        if name.lower() in ("password", "pass", "passwd"):
-            settings["password"] = value
-        elif name.lower() == "sentinel_password":  # the sentinels' own, when they require one
-            settings["sentinel_password"] = value
-    if parts.scheme.lower().startswith("rediss"):
-        settings["ssl"] = True
-    return sentinels, unquote(path[0]), settings
 
 
 class _LoopClient:
@@ -211,7 +165,7 @@ class Redis:
             scheme = client_or_url.split(":", 1)[0].lower()
             if scheme in _SENTINEL:
                 self.url = client_or_url
-                self._sentinel = _sentinel_url(client_or_url, owner, parameter)
+                self._sentinel = sentinel_url(client_or_url, owner, parameter)
                 self._client = self._sentinel_master(sync=True)
             else:
                 self.url = check_url(client_or_url, _SCHEMES, owner, parameter)
@@ -332,6 +286,22 @@ class Redis:
                     f"{self.owner}: redis failed ({type(exc).__name__}: {exc}): this is a Redis Cluster; "
                     "pass a redis.cluster.RedisCluster client or the node's redis:// URL",
                     self.url), engine=self.engine) from None
+
+    def _twice(self, call: Callable[[], Any]) -> Any:
+        """``call()``, tried once more on a cluster when the node of the client's slot map
+        refused the connection (a dead master: nothing was sent, so nothing runs twice). The
+        cluster client re-reads the slot map on that error, so after a failover a client's
+        first call reaches the promoted replica rather than fail (a claim's release, say).
+        Any other error (a timeout, a connection lost after sending) is the caller's."""
+        try:
+            return call()
+        except self._driver.exceptions.ConnectionError as exc:
+            self._raise_unless_refused(exc)
+        return call()
+
+    def _raise_unless_refused(self, exc: BaseException) -> None:
+        if not (self.cluster and isinstance(exc.__context__, ConnectionRefusedError)):
+            raise exc
 
     # -- which server: a single one, a cluster, a Sentinel's master ----------------------
 
@@ -481,7 +451,8 @@ class Redis:
             keys, args = self.names(keys), self.names(args)
             if timeout is not None and self.url is not None and not self.cluster and timeout < self.socket_timeout:
                 return self._within(client, max(timeout, 0.001), source, keys, args)
-            return self.script(client, source)(keys=keys, args=args)
+            script = self.script(client, source)
+            return self._twice(lambda: script(keys=keys, args=args))
 
     def exists(self, keys: Sequence[Any]) -> bool:
         """Whether any of ``keys`` exists, each spelled for this server (a node's URL is
@@ -490,7 +461,8 @@ class Redis:
         with self.errors():
             self.ready()
             client = self.client()
-            return any(client.exists(key) for key in self.names(keys))
+            names = self.names(keys)
+            return bool(self._twice(lambda: any(client.exists(key) for key in names)))
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The script on a connection of its own, its reply awaited up to ``timeout`` (the
@@ -576,7 +548,12 @@ class Redis:
 
             return await anyio.to_thread.run_sync(self.execute, source, keys, args)
         with self.errors():
-            return await self.script(client, source)(keys=self.names(keys), args=self.names(args))
+            script, keys, args = self.script(client, source), self.names(keys), self.names(args)
+            try:
+                return await script(keys=keys, args=args)
+            except self._driver.exceptions.ConnectionError as exc:
+                self._raise_unless_refused(exc)
+            return await script(keys=keys, args=args)
 
     async def aclose(self) -> None:
         """Close the sync client made from a URL and this loop's async client made here."""

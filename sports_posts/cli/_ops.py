@@ -57,8 +57,8 @@ def _exit_status(code: int) -> str:
 
 
 def _cmd_compliance_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .._compliance import ComplianceSweeper, ComplianceSweepError
     from ..polling import FileCheckpoint
+    from ..resources.compliance import ComplianceSweeper, ComplianceSweepError
 
     if args.command_line is not None:
         argv = shlex.split(args.command_line)

@@ -4,24 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import weakref
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import Awaitable
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
 import anyio.to_thread
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import AsyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, Sleep, log
-from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_steps, raw_view
+from ._algorithm import Deliver, log
+from ._base import Acquire, PollerBase, PollerOptions, Renew, as_is, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
 from .checkpoints import MemoryCheckpoint
+
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient
 
 __all__ = ["AsyncPoller"]
 
@@ -39,7 +40,7 @@ class AsyncPoller(PollerBase):
 
     def __init__(
         self,
-        client: AsyncRequester,
+        client: AsyncAPIClient,
         *,
         sleep: Optional[Callable[[float], Awaitable[None]]] = None,
         **options: Unpack[PollerOptions],
@@ -47,7 +48,6 @@ class AsyncPoller(PollerBase):
         self._setup(**options)
         self._client = raw_view(client.with_options(max_retries=0))
         self._sleep = sleep  # None: the interruptible sleep (no bound method kept: no cycle)
-        self._run: Optional[AsyncGenerator[list[Post], None]] = None
         self._wake: Optional[asyncio.Event] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._loop_thread: Optional[int] = None
@@ -77,9 +77,16 @@ class AsyncPoller(PollerBase):
         return self
 
     async def __anext__(self) -> list[Post]:
-        if self._run is None:
-            self._run = self._drive()
-        return await self._run.__anext__()
+        if self._loop is None:  # the first batch: the loop the poller runs on is known now
+            self._loop = asyncio.get_running_loop()
+            self._loop_thread = threading.get_ident()
+        if self._wake is None:
+            self._wake = asyncio.Event()
+        with self._stepping() as steps:
+            step = advance(steps, None)  # begins the steps, or answers the batch handed out last
+            while not isinstance(step, (Deliver, Done)):
+                step = advance(steps, await self._perform(step))
+        return self._handed(step, StopAsyncIteration)
 
     async def aclose(self) -> None:
         """Commit the batch the consumer holds (it is done with it), end the loop and
@@ -89,7 +96,7 @@ class AsyncPoller(PollerBase):
             if self._pending is not None:
                 await self._commit(self._pending)
             if self._run is not None:
-                await self._run.aclose()
+                self._run.close()
         finally:
             if self._lease is not None and self._lease.token is not None:
                 try:
@@ -114,6 +121,9 @@ class AsyncPoller(PollerBase):
         if isinstance(self._checkpoint, MemoryCheckpoint):
             return fn(*args)
         return await anyio.to_thread.run_sync(fn, *args)
+
+    async def _pause(self, seconds: float) -> None:
+        await (self._sleep or self._interruptible_sleep)(seconds)
 
     async def _commit(self, state: PollState) -> None:
         try:
@@ -143,34 +153,3 @@ class AsyncPoller(PollerBase):
             return await self._client._result(call, as_is)  # a RawResponse: its Date dates the service
         except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
             return exc
-
-    async def _drive(self) -> AsyncGenerator[list[Post], None]:
-        # Held weakly, as in ``_steps``: an abandoned poller is freed at once and the
-        # event loop closes this generator, releasing the checkpoint's lock.
-        self = weakref.proxy(self)
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
-        if self._wake is None:
-            self._wake = asyncio.Event()
-        if self._stop_requested():
-            return
-        steps = poll_steps(self)  # on the proxy: the steps hold the poller weakly
-        try:
-            step = advance(steps, None)
-            while not isinstance(step, Done):
-                result: object = None
-                if isinstance(step, Sleep):
-                    await (self._sleep or self._interruptible_sleep)(step.seconds)
-                elif isinstance(step, Deliver):
-                    yield step.batch
-                elif isinstance(step, Commit):
-                    await self._commit(step.state)
-                elif isinstance(step, Load):
-                    result = await self._load(step.token)
-                elif isinstance(step, (Acquire, Renew)):
-                    result = await self._lease_step(step)
-                else:
-                    result = await self._fetch(step)
-                step = advance(steps, result)
-        finally:
-            steps.close()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Generator, Mapping
+import weakref
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from typing_extensions import TypedDict
 
@@ -16,7 +18,8 @@ from .._errors import APIStatusError, ParameterError
 from .._params import PollFilters
 from .._request import APICall
 from .._transport import RawResponse
-from ..models.post import PostsResponse
+from .._utils import Done
+from ..models.post import Post, PostsResponse
 from ._algorithm import MAX_WAIT, Commit, Deliver, Fetch, Sleep, log, poll_cycles
 from ._config import DEFAULT_LOOKBACK, PollConfig, same_feed_form, to_datetime
 from ._lease import Lease, LeaseLostError
@@ -52,6 +55,7 @@ class Load:
 
 
 IOStep = Union[APICall[PostsResponse], Sleep, Deliver, Commit, Acquire, Renew, Load]
+_STOPPED = object()  # what a call answers when the poller stopped while the budget refilled
 """What a driver does for the poller: make this call (answering with its result or the
 error it raised), sleep, hand a batch to the consumer, save a state to the checkpoint, take
 or renew the lease, or fence and load the checkpoint."""
@@ -156,6 +160,7 @@ class PollerBase:
         self._calls = 0
         self._state: Optional[PollState] = None
         self._pending: Optional[PollState] = None
+        self._run: Optional[Generator[IOStep, object, None]] = None  # the steps, once begun
         self._stopping = False
         self._warned_date = False
 
@@ -174,9 +179,9 @@ class PollerBase:
         refusals waited out, stop requests honoured around each wait, the batch in hand
         remembered until its state is saved. The drivers only perform the steps.
 
-        The drivers call it on a weak proxy of the poller: a poller nobody holds is then
-        freed at once (no reference cycle waits for the garbage collector), which closes
-        this generator and releases the checkpoint's lock."""
+        The drivers call it on a weak proxy of the poller (``_stepping``)."""
+        if self._stop_requested():
+            return
         checkpoint = self._checkpoint  # released in `finally`, when the poller may be gone
         token = yield from self._take_lease()
         if token == 0:
@@ -195,19 +200,9 @@ class PollerBase:
                 action = algorithm.send(result)
                 result = None
                 if isinstance(action, Fetch):
-                    call = _endpoints.posts_list(action.params)
-                    while True:
-                        yield from self._hold()
-                        sent = self._clock()
-                        result = self._dated((yield call), sent)
-                        if not isinstance(result, BudgetExhaustedError):
-                            break
-                        # Nothing was sent: wait for the budget to refill, then ask again.
-                        log.warning("call budget spent (%s); waiting %.0f s", result.bound, result.retry_after)
-                        if not (yield from self._wait(result.retry_after, "call budget")):
-                            return
-                    self._calls += 1
-                    _telemetry.poll_lag(self._clock() + self._skew.offset, self._state, self._config.filters)
+                    result = yield from self._call(action)
+                    if result is _STOPPED:
+                        return
                 elif isinstance(action, Sleep):
                     if not (yield from self._wait(action.seconds, action.reason)):
                         return
@@ -216,6 +211,8 @@ class PollerBase:
                     if isinstance(action, Deliver):
                         self._pending = action.state
                         _telemetry.posts_delivered(len(action.batch), self._config.filters)
+                        # Handed over from here, where only the weak proxy is held (a
+                        # sub-generator would hold the poller itself while the consumer works).
                         yield action
                         yield from self._hold()  # the consumer may have held the batch past the TTL
                     yield Commit(action.state)
@@ -223,6 +220,77 @@ class PollerBase:
         finally:
             algorithm.close()
             release(checkpoint)
+
+    def _call(self, action: Fetch) -> Generator[IOStep, object, object]:
+        """The answer of GET /posts (or the error it raised), the call counted; ``_STOPPED``
+        when stopped while the call budget refilled."""
+        call = _endpoints.posts_list(action.params)
+        while True:
+            yield from self._hold()
+            sent = self._clock()
+            result = self._dated((yield call), sent)
+            if not isinstance(result, BudgetExhaustedError):
+                break
+            # Nothing was sent: wait for the budget to refill, then ask again.
+            log.warning("call budget spent (%s); waiting %.0f s", result.bound, result.retry_after)
+            if not (yield from self._wait(result.retry_after, "call budget")):
+                return _STOPPED
+        self._calls += 1
+        _telemetry.poll_lag(self._clock() + self._skew.offset, self._state, self._config.filters)
+        return result
+
+    @contextlib.contextmanager
+    def _stepping(self) -> Iterator[Generator[IOStep, object, None]]:
+        """The steps, begun on first use; an error the driver's I/O raised ends them (and
+        releases the checkpoint's lock) as one raised inside them does.
+
+        They hold the poller weakly: a poller nobody holds is freed at once (no reference
+        cycle waits for the garbage collector), which closes its steps and releases the lock."""
+        if self._run is None:
+            self._run = poll_steps(weakref.proxy(self))
+        try:
+            yield self._run
+        except BaseException:
+            self._run.close()
+            raise
+
+    def _perform(self, step: IOStep) -> Any:
+        """Do ``step`` (any but a ``Deliver``) with the driver's I/O: the sync driver's
+        answer, or an awaitable of the async driver's."""
+        if isinstance(step, Sleep):
+            return self._pause(step.seconds)
+        if isinstance(step, Commit):
+            return self._commit(step.state)
+        if isinstance(step, Load):
+            return self._load(step.token)
+        if isinstance(step, (Acquire, Renew)):
+            return self._lease_step(step)
+        assert not isinstance(step, Deliver)  # the driver hands a batch to its consumer
+        return self._fetch(step)
+
+    @staticmethod
+    def _handed(step: Union[Deliver, Done[None]], end: type[Exception]) -> list[Post]:
+        """The batch to hand to the consumer, or ``end`` raised once the steps ended."""
+        if isinstance(step, Done):
+            raise end
+        return step.batch
+
+    # The driver's I/O: methods of the sync driver, coroutines of the async one.
+
+    def _pause(self, seconds: float) -> Any:
+        raise NotImplementedError
+
+    def _commit(self, state: PollState) -> Any:
+        raise NotImplementedError
+
+    def _load(self, token: Optional[int]) -> Any:
+        raise NotImplementedError
+
+    def _lease_step(self, step: Union[Acquire, Renew]) -> Any:
+        raise NotImplementedError
+
+    def _fetch(self, call: APICall[PostsResponse]) -> Any:
+        raise NotImplementedError
 
     def _dated(self, result: object, sent: datetime) -> object:
         """The answer of a call sent at ``sent`` (local clock), after its ``Date`` header

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 
 from .._errors import ParameterError
 from .._params import encode_datetime, encode_posts_params
@@ -30,8 +30,6 @@ MAX_PAGES_PER_CYCLE = 1000
 but a service that claims ``has_next`` forever would otherwise cost calls forever."""
 RESERVED = ("since", "since_id", "page", "sort")
 """Parameters the poller sets itself on every request."""
-BACKOFF_INITIAL = 1.0
-BACKOFF_MIN_CAP = 60.0
 SECONDS_PER_DAY = 86400.0
 
 
@@ -69,7 +67,7 @@ def to_datetime(name: str, value: Union[datetime, str]) -> datetime:
     return datetime.fromisoformat(text[:-1] + "+00:00")
 
 
-def _seconds(name: str, value: Any) -> float:
+def _seconds(name: str, value: object) -> float:
     if isinstance(value, timedelta):
         value = value.total_seconds()
     if (
@@ -89,7 +87,7 @@ MAX_LOOKBACK = timedelta(days=1)
 window is kept in memory (``seen``) and read again each cycle."""
 
 
-def _lookback(value: Any) -> timedelta:
+def _lookback(value: object) -> timedelta:
     seconds = _seconds("lookback", value)
     if seconds > MAX_LOOKBACK.total_seconds():
         raise ParameterError(
@@ -103,7 +101,7 @@ def _lookback(value: Any) -> timedelta:
 class PollConfig:
     """The checked settings of one poller (built by [`PollConfig.build`][sports_posts.polling.PollConfig.build])."""
 
-    filters: Mapping[str, Any]
+    filters: Mapping[str, object]
     interval: float
     lookback: timedelta
     limit: int = DEFAULT_LIMIT
@@ -115,13 +113,13 @@ class PollConfig:
     def build(
         cls,
         *,
-        filters: Mapping[str, Any],
-        interval: Any,
-        lookback: Any,
-        max_calls_per_day: Any,
+        filters: Mapping[str, object],
+        interval: Union[float, timedelta],
+        lookback: Union[float, timedelta],
+        max_calls_per_day: Optional[int],
     ) -> PollConfig:
         """Check every argument before anything is sent; bad input is a [`ParameterError`][sports_posts.ParameterError]."""
-        given = {k: v for k, v in filters.items() if v is not None}
+        given: dict[str, Any] = {k: v for k, v in filters.items() if v is not None}  # checked below
         for name in RESERVED:
             if name in given:
                 hint = (
@@ -167,9 +165,9 @@ class PollConfig:
         """The wait each call must pay for to keep inside ``max_calls_per_day`` (0 without one)."""
         return 0.0 if self.max_calls_per_day is None else SECONDS_PER_DAY / self.max_calls_per_day
 
-    def query(self, state: PollState, page: int) -> dict[str, Any]:
+    def query(self, state: PollState, page: int) -> dict[str, object]:
         """The ``posts.list`` arguments of one page of a cycle."""
-        params: dict[str, Any] = {
+        params: dict[str, object] = {
             **self.filters,
             "sort": "recent",
             "since": state.floor,
@@ -179,9 +177,3 @@ class PollConfig:
         if state.since_id is not None:
             params["since_id"] = state.since_id
         return params
-
-    def backoff(self, failures: int, rand: Callable[[], float], *, cap: float = BACKOFF_MIN_CAP) -> float:
-        """Exponential back-off with equal jitter, capped at ``max(interval, cap)``."""
-        cap = max(self.interval, cap)
-        base = min(cap, BACKOFF_INITIAL * (2.0 ** min(failures, 30)))
-        return base / 2 + rand() * base / 2

@@ -17,7 +17,7 @@ import functools
 import os
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import _scoped, _telemetry
 from .._errors import ParameterError
@@ -28,7 +28,10 @@ from ._state import CheckpointError
 if TYPE_CHECKING:
     from .._stores import StoreTarget
 
-__all__ = ["Lease", "LeaseLostError", "LeaseStatus", "fenced_out"]
+__all__ = ["FEED_KEY", "Lease", "LeaseLostError", "LeaseStatus", "checked_key", "fenced_out"]
+
+FEED_KEY = "sports_posts:poll"
+"""The default key of a ``Lease`` and of the Redis and PostgreSQL checkpoints: one per feed."""
 
 
 class LeaseLostError(CheckpointError):
@@ -41,6 +44,13 @@ class LeaseLostError(CheckpointError):
     store_failed: bool = False
     """True when the store failed rather than another poller taking the lease: a worker
     logs "the store is down" rather than "another worker took over"."""
+
+
+def checked_key(key: object, owner: str, error: Callable[[str], Exception]) -> str:
+    """``key``, once known to name a lease or a checkpoint: a non-empty string."""
+    if not isinstance(key, str) or not key:
+        raise error(f"{owner}: key must be a non-empty string")
+    return key
 
 
 def fenced_out(token: int) -> str:
@@ -164,20 +174,13 @@ class Lease:
     """
 
     def __init__(
-        self,
-        store: StoreTarget,
-        *,
-        key: str = "sports_posts:poll",
-        ttl: float = 15.0,
-        connect_timeout: float = 2.0,
-        statement_timeout: float = 2.0,
+        self, store: StoreTarget, *, key: str = FEED_KEY, ttl: float = 15.0,
+        connect_timeout: float = 2.0, statement_timeout: float = 2.0,
     ) -> None:
         # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
-        if not isinstance(key, str) or not key:
-            raise ParameterError("Lease: key must be a non-empty string", parameter="key")
+        self.key = checked_key(key, "Lease", functools.partial(ParameterError, parameter="key"))
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
-        self.key = key
         self.ttl: float = float(ttl)
         self.holder: str = _holder_name()
         """This ``Lease``'s name in the store while it holds the lease: host, process id and

@@ -138,7 +138,7 @@ class PollState:
         """The same state without the ``since_id`` hint (its post is gone)."""
         return PollState(self.watermark, self.floor, dict(self.seen), None, None, filters=self.filters)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "version": STATE_VERSION,
             "watermark": iso(self.watermark),
@@ -158,7 +158,7 @@ class PollState:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: Any) -> PollState:
+    def from_dict(cls, data: object) -> PollState:
         """Read a stored state back; anything unexpected is a [`CheckpointError`][sports_posts.CheckpointError]."""
         if not isinstance(data, dict):
             raise CheckpointError(f"checkpoint is not a JSON object: {type(data).__name__}")

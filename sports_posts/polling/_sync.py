@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import threading
-import weakref
-from collections.abc import Generator
 from types import TracebackType
-from typing import Callable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from typing_extensions import Unpack
 
 from .._errors import SportsPostsError
 from .._request import APICall
-from .._transport import SyncRequester
 from .._utils import Done, advance
 from ..models.post import Post, PostsResponse
-from ._algorithm import Commit, Deliver, Sleep, log
-from ._base import Acquire, Load, PollerBase, PollerOptions, Renew, as_is, poll_steps, raw_view
+from ._algorithm import Deliver, log
+from ._base import Acquire, PollerBase, PollerOptions, Renew, as_is, raw_view
 from ._lease import LeaseLostError
 from ._state import PollState
+
+if TYPE_CHECKING:
+    from .._base_client import SyncAPIClient
 
 __all__ = ["Poller"]
 
@@ -38,7 +38,7 @@ class Poller(PollerBase):
 
     def __init__(
         self,
-        client: SyncRequester,
+        client: SyncAPIClient,
         *,
         sleep: Optional[Callable[[float], object]] = None,  # what it returns is ignored
         **options: Unpack[PollerOptions],
@@ -47,7 +47,6 @@ class Poller(PollerBase):
         self._client = raw_view(client.with_options(max_retries=0))
         self._wake = threading.Event()
         self._sleep = sleep  # None: the interruptible sleep (no bound method kept: no cycle)
-        self._run: Optional[Generator[list[Post], None, None]] = None
 
     def _interruptible_sleep(self, seconds: float) -> None:
         self._wake.wait(seconds)
@@ -61,9 +60,11 @@ class Poller(PollerBase):
         return self
 
     def __next__(self) -> list[Post]:
-        if self._run is None:
-            self._run = self._drive()
-        return next(self._run)
+        with self._stepping() as steps:
+            step = advance(steps, None)  # begins the steps, or answers the batch handed out last
+            while not isinstance(step, (Deliver, Done)):
+                step = advance(steps, self._perform(step))
+        return self._handed(step, StopIteration)
 
     def close(self) -> None:
         """Commit the batch the consumer holds (it is done with it), end the loop and
@@ -92,6 +93,9 @@ class Poller(PollerBase):
             self._pending = None
         self.close()
 
+    def _pause(self, seconds: float) -> None:
+        (self._sleep or self._interruptible_sleep)(seconds)
+
     def _commit(self, state: PollState) -> None:
         try:
             self._checkpoint.save(state)
@@ -118,30 +122,3 @@ class Poller(PollerBase):
             return self._client._result(call, as_is)  # a RawResponse: its Date dates the service
         except Exception as exc:  # handed to the algorithm, which raises what it cannot retry
             return exc
-
-    def _drive(self) -> Generator[list[Post], None, None]:
-        # Held weakly, as in ``_steps``: a poller nobody holds is freed at once, which
-        # closes this generator and releases the checkpoint's lock.
-        self = weakref.proxy(self)
-        if self._stop_requested():
-            return
-        steps = poll_steps(self)  # on the proxy: the steps hold the poller weakly
-        try:
-            step = advance(steps, None)
-            while not isinstance(step, Done):
-                result: object = None
-                if isinstance(step, Sleep):
-                    (self._sleep or self._interruptible_sleep)(step.seconds)
-                elif isinstance(step, Deliver):
-                    yield step.batch
-                elif isinstance(step, Commit):
-                    self._commit(step.state)
-                elif isinstance(step, Load):
-                    result = self._load(step.token)
-                elif isinstance(step, (Acquire, Renew)):
-                    result = self._lease_step(step)
-                else:
-                    result = self._fetch(step)
-                step = advance(steps, result)
-        finally:
-            steps.close()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from typing_extensions import Protocol, runtime_checkable
 
-from ._lease import LeaseLostError, fenced_out
+from ._lease import FEED_KEY, LeaseLostError, checked_key, fenced_out
 from ._state import CheckpointError, PollState
 
 if TYPE_CHECKING:
@@ -332,15 +332,10 @@ class RedisCheckpoint:
     """
 
     def __init__(
-        self,
-        url_or_client: RedisTarget,
-        *,
-        key: str = "sports_posts:poll",
-        connect_timeout: float = 5.0,
-        statement_timeout: float = 5.0,
+        self, url_or_client: RedisTarget, *, key: str = FEED_KEY,
+        connect_timeout: float = 5.0, statement_timeout: float = 5.0,
     ) -> None:
-        if not isinstance(key, str) or not key:
-            raise CheckpointError("RedisCheckpoint: key must be a non-empty string")
+        self.key = checked_key(key, "RedisCheckpoint", CheckpointError)
         from .._stores import runner_for
 
         if not isinstance(url_or_client, str) and type(url_or_client).__module__.startswith("psycopg"):
@@ -351,7 +346,6 @@ class RedisCheckpoint:
         )
         if self._runner.engine != "redis":
             raise CheckpointError("RedisCheckpoint needs a redis:// URL or a redis.Redis client")
-        self.key = key
         self._generation = 0
         self._fence = 0
 
@@ -440,17 +434,10 @@ class PostgresCheckpoint:
     """
 
     def __init__(
-        self,
-        url_or_connection: PostgresTarget,
-        *,
-        key: str = "sports_posts:poll",
-        connect_timeout: float = 2.0,
-        statement_timeout: float = 2.0,
-        pool_size: Optional[int] = None,
+        self, url_or_connection: PostgresTarget, *, key: str = FEED_KEY,
+        connect_timeout: float = 2.0, statement_timeout: float = 2.0, pool_size: Optional[int] = None,
     ) -> None:
-        if not isinstance(key, str) or not key:
-            raise CheckpointError("PostgresCheckpoint: key must be a non-empty string")
-        self.key = key
+        self.key = checked_key(key, "PostgresCheckpoint", CheckpointError)
         from .._stores import CoordinationError
         from .._stores.postgres import Postgres
 

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Final
+
 from typing_extensions import Unpack
 
 from .. import _endpoints
 from .._config import RequestOptions
 from .._params import Entity, IdsLookup, LeagueCode
-from .._transport import AsyncRequester, SyncRequester
 from ..models.ids import IdList, TeamList
-from ._base import Resource, same
+from ._base import (
+    AsyncResource,
+    SyncResource,
+    async_to_raw_response_wrapper,
+    same,
+    to_raw_response_wrapper,
+)
 
-__all__ = ["AsyncIds", "Ids", "IdsLookupOptions"]
+__all__ = ["AsyncIds", "AsyncIdsWithRawResponse", "Ids", "IdsLookupOptions", "IdsWithRawResponse"]
 
 
 class IdsLookupOptions(IdsLookup, RequestOptions, total=False):
     """The lookup of GET /ids and the options of one call."""
 
 
-class Ids(Resource[SyncRequester]):
+class Ids(SyncResource):
     """``client.ids``: look up teams and other entities by league."""
 
     def teams(self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
@@ -31,8 +39,13 @@ class Ids(Resource[SyncRequester]):
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
         return self._client._result(_endpoints.ids_list(entity, league, **lookup), same)
 
+    @functools.cached_property
+    def with_raw_response(self) -> IdsWithRawResponse:
+        """These methods, each answering a ``RawResponse``."""
+        return IdsWithRawResponse(self._raw_twin())
 
-class AsyncIds(Resource[AsyncRequester]):
+
+class AsyncIds(AsyncResource):
     """``aclient.ids``: look up teams and other entities by league, awaited."""
 
     async def teams(self, /, league: LeagueCode, **lookup: Unpack[IdsLookupOptions]) -> TeamList:
@@ -44,3 +57,24 @@ class AsyncIds(Resource[AsyncRequester]):
     ) -> IdList:
         """Ids of players, leagues or posts (or teams, untyped); items keep every field."""
         return await self._client._result(_endpoints.ids_list(entity, league, **lookup), same)
+
+    @functools.cached_property
+    def with_raw_response(self) -> AsyncIdsWithRawResponse:
+        """These methods, each awaited for a ``RawResponse``."""
+        return AsyncIdsWithRawResponse(self._raw_twin())
+
+
+class IdsWithRawResponse:
+    """``client.with_raw_response.ids``: ``teams`` and ``list``, raw."""
+
+    def __init__(self, ids: Ids) -> None:
+        self.teams: Final = to_raw_response_wrapper(ids.teams)
+        self.list: Final = to_raw_response_wrapper(ids.list)
+
+
+class AsyncIdsWithRawResponse:
+    """``aclient.with_raw_response.ids``: ``teams`` and ``list``, raw."""
+
+    def __init__(self, ids: AsyncIds) -> None:
+        self.teams: Final = async_to_raw_response_wrapper(ids.teams)
+        self.list: Final = async_to_raw_response_wrapper(ids.list)

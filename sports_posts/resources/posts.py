@@ -8,25 +8,41 @@ awaitable one).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable
 from datetime import datetime, timedelta
-from typing import Callable, Generic, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Optional, TypeVar, Union, cast
 
-from typing_extensions import Unpack
+from typing_extensions import ParamSpec, Unpack
 
 from .. import _endpoints
 from .._config import RequestOptions
 from .._params import CSV, DateTimeLike, IdType, Number, PollFilters, PostFilters, PostsListParams
-from .._transport import AsyncRequester, SyncRequester
+from .._transport import RawResponse
 from ..models.post import Post
 from ..pagination import AsyncPage, SyncPage
 from ..polling import DEFAULT_LOOKBACK, AsyncPoller, Checkpoint, Lease, Poller
 from ._base import Resource
 
-__all__ = ["AsyncPosts", "PostFiltersOptions", "PostModes", "Posts", "PostsListOptions"]
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient, SyncAPIClient
 
-C = TypeVar("C", SyncRequester, AsyncRequester)
+__all__ = [
+    "AsyncPosts",
+    "AsyncPostsWithRawResponse",
+    "PostFiltersOptions",
+    "PostModes",
+    "PostModesWithRawResponse",
+    "Posts",
+    "PostsListOptions",
+    "PostsWithRawResponse",
+]
+
+C = TypeVar("C", "SyncAPIClient", "AsyncAPIClient")
 PageT = TypeVar("PageT", SyncPage[Post], AsyncPage[Post])
 PollerT = TypeVar("PollerT", Poller, AsyncPoller)
+RawPageT = TypeVar("RawPageT")
+P = ParamSpec("P")
 
 
 class PostsListOptions(PostsListParams, RequestOptions, total=False):
@@ -135,7 +151,7 @@ class PostModes(Resource[C], Generic[C, PageT, PollerT]):
         )
 
 
-class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
+class Posts(PostModes["SyncAPIClient", SyncPage[Post], Poller]):
     """GET /posts for the sync client: each page is fetched when reached."""
 
     _poller = Poller
@@ -151,8 +167,13 @@ class Posts(PostModes[SyncRequester, SyncPage[Post], Poller]):
             call, lambda first: SyncPage(self._client._request, call, first)
         )
 
+    @functools.cached_property
+    def with_raw_response(self) -> PostsWithRawResponse:
+        """``list`` and the mode helpers, each answering a ``RawResponse``."""
+        return PostsWithRawResponse(self._raw_twin())
 
-class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
+
+class AsyncPosts(PostModes["AsyncAPIClient", AsyncPage[Post], AsyncPoller]):
     """GET /posts for the async client; pages are awaitable and async-iterable."""
 
     _poller = AsyncPoller
@@ -169,3 +190,40 @@ class AsyncPosts(PostModes[AsyncRequester, AsyncPage[Post], AsyncPoller]):
             )
             return raw
         return AsyncPage(self._client._request, call)
+
+    @functools.cached_property
+    def with_raw_response(self) -> AsyncPostsWithRawResponse:
+        """``list`` and the mode helpers, each awaited for a ``RawResponse`` (the first
+        page is fetched at once)."""
+        return AsyncPostsWithRawResponse(self._raw_twin())
+
+
+class PostModesWithRawResponse(Generic[RawPageT]):
+    """``list`` and the mode helpers, each answering ``RawPageT``: written once for both
+    clients, as ``PostModes`` is (``poll`` makes many calls: it is left off)."""
+
+    def __init__(self, posts: PostModes[Any, Any, Any]) -> None:
+        self.list: Final = raw_page(posts.list, self)
+        self.trending: Final = raw_page(posts.trending, self)
+        self.by_league: Final = raw_page(posts.by_league, self)
+        self.by_sport: Final = raw_page(posts.by_sport, self)
+        self.by_team: Final = raw_page(posts.by_team, self)
+        self.by_player: Final = raw_page(posts.by_player, self)
+        self.nearby: Final = raw_page(posts.nearby, self)
+        self.for_game: Final = raw_page(posts.for_game, self)
+
+
+def raw_page(method: Callable[P, object], view: PostModesWithRawResponse[RawPageT]) -> Callable[P, RawPageT]:
+    """A raw twin's method, typed as answering the view's raw page and keeping every
+    parameter. The async client's raw ``list`` fetches the first page at once, so it
+    answers an awaitable ``RawResponse`` of the ``AsyncPage``."""
+    return cast("Callable[P, RawPageT]", method)
+
+
+class PostsWithRawResponse(PostModesWithRawResponse[RawResponse[SyncPage[Post]]]):
+    """``client.with_raw_response.posts``: each method answering ``RawResponse[SyncPage[Post]]``."""
+
+
+class AsyncPostsWithRawResponse(PostModesWithRawResponse[Awaitable[RawResponse[AsyncPage[Post]]]]):
+    """``aclient.with_raw_response.posts``: each method awaited for a
+    ``RawResponse[AsyncPage[Post]]`` (the first page is fetched at once)."""

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .config import KeyChanges as KeyChanges
     from .config import KeyConfig as KeyConfig
     from .config import KeyOptions as KeyOptions
+    from .config import SandboxState as SandboxState
     from .config import UpdateOptions as UpdateOptions
     from .sender import Delivery as Delivery
     from .sender import DeliveryAttempt as DeliveryAttempt
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .world import Game as Game
     from .world import Player as Player
     from .world import Post as Post
+    from .world import PostFields as PostFields
     from .world import Team as Team
     from .world import World as World
 
@@ -54,8 +56,10 @@ __all__ = [
     "ManualClock",
     "Player",
     "Post",
+    "PostFields",
     "Sandbox",
     "SandboxOptions",
+    "SandboxState",
     "Subscription",
     "SystemClock",
     "Team",
@@ -80,6 +84,7 @@ _LAZY = {
     "KeyChanges": ".config",
     "KeyConfig": ".config",
     "KeyOptions": ".config",
+    "SandboxState": ".config",
     "UpdateOptions": ".config",
     "Delivery": ".sender",
     "DeliveryAttempt": ".sender",
@@ -90,6 +95,7 @@ _LAZY = {
     "Game": ".world",
     "Player": ".world",
     "Post": ".world",
+    "PostFields": ".world",
     "Team": ".world",
     "World": ".world",
 }

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Optional, Union
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import Literal, TypedDict
 
 from .._errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..webhooks.testing import AltSourcePayload
 
 __all__ = [
     "ENDPOINTS",
@@ -19,6 +22,7 @@ __all__ = [
     "KeyChanges",
     "KeyConfig",
     "KeyOptions",
+    "SandboxState",
     "UpdateOptions",
 ]
 
@@ -126,9 +130,25 @@ class BreakingNewsOptions(TypedDict, total=False):
     news_origin: str
     news_attribution: Optional[str]
     text: Optional[str]
-    alt_sources: Union[int, Sequence[dict[str, Any]]]
+    alt_sources: Union[int, Sequence[AltSourcePayload]]
     """A count of generated alternative sources, or the sources themselves."""
     event_id: Optional[str]
+
+
+class SandboxState(TypedDict):
+    """``Sandbox.state()``: a summary for the admin route and the CLI (no secrets)."""
+
+    now: str
+    """The sandbox's time, ISO 8601 UTC."""
+    seed: int
+    profile: str
+    author_shape: str
+    time_scale: float
+    visible_posts: int
+    deleted_posts: int
+    subscriptions: int
+    deliveries: int
+    """Delivery attempts logged so far."""
 
 
 class UpdateOptions(TypedDict, total=False):
@@ -137,7 +157,7 @@ class UpdateOptions(TypedDict, total=False):
     text: Optional[str]
     news_type: Optional[str]
     news_status: Optional[str]
-    alt_sources: Union[int, Sequence[dict[str, Any]]]
+    alt_sources: Union[int, Sequence[AltSourcePayload]]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Optional, Union
 
@@ -61,7 +61,7 @@ def _alt_sources(rng: random.Random, post: Post, count: int, sent_at: datetime) 
 
 
 def _news_data(
-    world: World, rng: random.Random, post: Post, alt_sources: Union[int, Sequence[dict[str, Any]]], **fields: Any
+    world: World, rng: random.Random, post: Post, alt_sources: Union[int, Sequence[Mapping[str, object]]], **fields: Any
 ) -> dict[str, Any]:
     """A news event's data object: its post's id, url and text, ``fields`` in their order,
     then the alt sources; an empty ``event_id`` gets a fresh one, drawn after the alt
@@ -83,7 +83,7 @@ def breaking_news_data(
     news_origin: str = "breaking",
     news_attribution: Optional[str] = None,
     text: Optional[str] = None,
-    alt_sources: Union[int, Sequence[dict[str, Any]]] = 1,
+    alt_sources: Union[int, Sequence[Mapping[str, object]]] = 1,
     event_id: Optional[str] = None,
 ) -> tuple[dict[str, Any], Post]:
     """The data object of a ``breaking_news`` event; its post is published into the world too."""
@@ -118,7 +118,7 @@ def update_data(
     text: Optional[str] = None,
     news_type: Optional[str] = None,
     news_status: Optional[str] = None,
-    alt_sources: Union[int, Sequence[dict[str, Any]]] = 0,
+    alt_sources: Union[int, Sequence[Mapping[str, object]]] = 0,
 ) -> tuple[dict[str, Any], Post]:
     """The data object of a ``breaking_news.update`` threading onto ``original`` by event_id."""
     post = world.publish(league=original["league"], media_type="none", media=[], highlight=False)

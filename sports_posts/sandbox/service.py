@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from importlib import resources
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from typing_extensions import Unpack
 
@@ -30,12 +30,16 @@ from .config import (
     KeyChanges,
     KeyConfig,
     KeyOptions,
+    SandboxState,
     UpdateOptions,
 )
 from .news import breaking_news_data, update_data
 from .profile import Profile, profile_named
 from .sender import Delivery, DeliveryAttempt, Subscription, SubscriptionOptions, WebhookSender
-from .world import Post, Team, World, isoformat
+from .world import Player, Post, PostFields, Team, World, isoformat
+
+if TYPE_CHECKING:
+    from ..webhooks.testing import BreakingNewsPayload, BreakingNewsUpdatePayload
 
 __all__ = ["AUTHOR_SHAPES", "SandboxService"]
 
@@ -149,14 +153,16 @@ class SandboxService:
         index_delay: float = 0.0,
         created_at: Optional[datetime] = None,
         teams: Optional[Sequence[Union[Team, str]]] = None,
-        **fields: Any,
+        players: Optional[Sequence[Player]] = None,
+        **fields: Unpack[PostFields],
     ) -> Post:
-        """Add a post now (visible after ``index_delay`` seconds); ``teams`` may be team codes."""
+        """Add a post now (visible after ``index_delay`` seconds); ``teams`` may be team codes;
+        ``fields`` sets any other field of the `Post`."""
         resolved: Optional[list[Team]] = None
         if teams is not None:
             resolved = [t if isinstance(t, Team) else self.world.team(league, t) for t in teams]
         return self.world.publish(league=league, text=text, index_delay=index_delay,
-                                  created_at=created_at, teams=resolved, **fields)
+                                  created_at=created_at, teams=resolved, players=players, **fields)
 
     def delete_post(self, post_id: str) -> Post:
         """Delete a post now: it disappears from GET /posts and appears in /account/x-ids."""
@@ -223,7 +229,9 @@ class SandboxService:
         """Remove a subscription."""
         self.sender.unsubscribe(subscription_id)
 
-    def send_breaking_news(self, league: str = "NFL", **options: Unpack[BreakingNewsOptions]) -> dict[str, Any]:
+    def send_breaking_news(
+        self, league: str = "NFL", **options: Unpack[BreakingNewsOptions]
+    ) -> BreakingNewsPayload:
         """Publish a news post and send ``breaking_news`` to matching subscriptions; returns the payload.
 
         Options: news_type, news_status, news_origin, news_attribution, text, alt_sources (a
@@ -235,11 +243,12 @@ class SandboxService:
         data, _post = breaking_news_data(self.world, self._rng, league=league, **options)
         self._events[data["event_id"]] = data
         jobs = self.sender.emit("breaking_news", data)
-        return self._payload(jobs, "breaking_news", data)
+        payload = self._payload(jobs, "breaking_news", data)  # built to spec 6.3 by news.py
+        return cast("BreakingNewsPayload", cast(object, payload))
 
     def send_update(
         self, event_id: str, whats_new: str = "New details confirmed", **options: Unpack[UpdateOptions]
-    ) -> dict[str, Any]:
+    ) -> BreakingNewsUpdatePayload:
         """Send ``breaking_news.update`` for a story to the subscriptions that got its first event."""
         original = self._events.get(event_id)
         if original is None:
@@ -247,11 +256,13 @@ class SandboxService:
         data, _post = update_data(self.world, self._rng, original, whats_new=whats_new, **options)
         only = self.sender.event_subscribers.get(event_id, set())
         jobs = self.sender.emit("breaking_news.update", data, only=only)
-        return self._payload(jobs, "breaking_news.update", data)
+        payload = self._payload(jobs, "breaking_news.update", data)
+        return cast("BreakingNewsUpdatePayload", cast(object, payload))
 
-    def emit(self, event: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions."""
-        jobs = self.sender.emit(event, data)
+    def emit(self, event: str, data: dict[str, object]) -> dict[str, object]:
+        """Send an arbitrary event payload (for malformed-payload tests) to matching subscriptions;
+        ``data`` is any JSON object. Returns the payload sent."""
+        jobs = self.sender.emit(event, cast("dict[str, Any]", data))
         return self._payload(jobs, event, data)
 
     def _payload(self, jobs: list[Delivery], event: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -286,7 +297,7 @@ class SandboxService:
             self._openapi = json.loads(text)
         return self._openapi
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> SandboxState:
         """A summary for the admin route and the CLI (no secrets)."""
         now = self.now()
         return {

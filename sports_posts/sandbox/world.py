@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Optional
 
+from typing_extensions import TypedDict, Unpack
+
 from .._errors import ParameterError
 from ._teams import COUNTRY_CODES, INDIVIDUAL_LEAGUES, LEAGUES, NBA_IDS, TEAM_BLOCKS
 from .index import PostIndex, epoch_us
@@ -31,6 +33,7 @@ __all__ = [
     "Media",
     "Player",
     "Post",
+    "PostFields",
     "Source",
     "Team",
     "World",
@@ -286,6 +289,30 @@ class Post:
                 "verified": self.author.verified,
             }
         return wire
+
+
+class PostFields(TypedDict, total=False):
+    """What ``Sandbox.publish_post`` and ``World.publish`` may set on the new ``Post`` besides
+    their own arguments (the fields of `sports_posts.sandbox.Post`)."""
+
+    # which post, and when it shows
+    id: str
+    indexed_at: datetime
+    deleted_at: Optional[datetime]
+    live: bool
+    # what it shows
+    author: Source
+    media_type: str
+    media: list[Media]
+    highlight: bool
+    geo: Optional[tuple[float, float]]
+    game: Optional[Game]
+    # how it ranks
+    like_count: int
+    retweet_count: int
+    reply_count: int
+    quote_count: int
+    score: float
 
 
 # --- generation -------------------------------------------------------------------------
@@ -810,7 +837,7 @@ class World:
         index_delay: float = 0.0,
         teams: Optional[Sequence[Team]] = None,
         players: Optional[Sequence[Player]] = None,
-        **fields: Any,
+        **fields: Unpack[PostFields],
     ) -> Post:
         """Add a post created ``created_at`` (default now), visible ``index_delay`` seconds later,
         by one of the league's regular sources unless ``author`` is given."""

@@ -4,12 +4,13 @@ The pytest plugin (`sports_posts.testing.pytest_plugin`) is registered through t
 ``pytest11`` entry point; its fixtures need the ``sandbox`` extra. The types of its webhook
 fixtures are here, for your own annotations: ``WebhookRequestFactory``
 (``sports_posts_webhook_request``), ``StorySender`` (``sports_posts_send_story``) and the
-``SentStory`` it returns. See docs/testing.md.
+``SentStory`` it returns; ``ASGIApp`` and ``WSGIApp``, the apps ``StorySender`` and
+``serve_asgi`` take. See docs/testing.md.
 """
 
 from __future__ import annotations
 
-from ._serve import serve_asgi
+from ._serve import ASGIApp, WSGIApp, serve_asgi
 from ._stories import SentStory, StorySender, WebhookRequestFactory
 
-__all__ = ["SentStory", "StorySender", "WebhookRequestFactory", "serve_asgi"]
+__all__ = ["ASGIApp", "SentStory", "StorySender", "WSGIApp", "WebhookRequestFactory", "serve_asgi"]

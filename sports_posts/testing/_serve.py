@@ -13,20 +13,36 @@ import inspect
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Iterable, Iterator, MutableMapping
+from typing import Any, Callable, Union, cast
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 from typing_extensions import Literal
 
 from .._errors import SportsPostsError
 
-__all__ = ["is_wsgi", "serve_app", "serve_asgi", "serve_wsgi"]
+__all__ = ["ASGIApp", "WSGIApp", "is_wsgi", "serve_app", "serve_asgi", "serve_wsgi"]
+
+# The ASGI and WSGI specifications' own shapes. Their scope, messages and environ are open
+# dicts that each framework types its own way (Starlette: MutableMapping[str, Any]; asgiref:
+# TypedDicts; typeshed's WSGIEnvironment: dict[str, Any]), and typeshed's start_response is
+# a protocol that returns a writer: `Any` there is what lets every framework's app match.
+ASGIApp = Callable[
+    [
+        MutableMapping[str, Any],
+        Callable[[], Awaitable[MutableMapping[str, Any]]],
+        Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ],
+    Awaitable[None],
+]
+"""An ASGI 3 app, ``await app(scope, receive, send)``: FastAPI, Starlette, Django's ASGI handler."""
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+"""A WSGI app, ``app(environ, start_response)``: Flask, Django's ``get_wsgi_application()``."""
 
 
 @contextlib.contextmanager
 def serve_asgi(
-    app: Any, *, lifespan: Literal["auto", "on", "off"] = "auto", startup_timeout: float = 10.0
+    app: ASGIApp, *, lifespan: Literal["auto", "on", "off"] = "auto", startup_timeout: float = 10.0
 ) -> Iterator[str]:
     """Serve ``app`` for the block; yields its root URL, ``http://127.0.0.1:<port>``.
 
@@ -105,7 +121,7 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_wsgi(app: Any) -> Iterator[str]:
+def serve_wsgi(app: WSGIApp) -> Iterator[str]:
     """Serve the WSGI ``app`` (Flask, Django, ...) for the block; yields its root URL,
     ``http://127.0.0.1:<port>``."""
     server = _ThreadingWSGIServer(("127.0.0.1", 0), _QuietHandler)
@@ -122,6 +138,8 @@ def serve_wsgi(app: Any) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-def serve_app(app: Any) -> contextlib.AbstractContextManager[str]:
+def serve_app(app: Union[ASGIApp, WSGIApp]) -> contextlib.AbstractContextManager[str]:
     """``serve_wsgi`` for a WSGI app, ``serve_asgi`` for any other."""
-    return serve_wsgi(app) if is_wsgi(app) else serve_asgi(app)
+    if is_wsgi(app):
+        return serve_wsgi(cast("WSGIApp", app))
+    return serve_asgi(cast("ASGIApp", app))

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-from typing_extensions import Protocol
+from typing_extensions import Protocol, Unpack
 
 if TYPE_CHECKING:
-    from ..sandbox import DeliveryAttempt
+    from ..sandbox import BreakingNewsOptions, DeliveryAttempt
     from ..webhooks import SignedRequest, WebhookHeaders
+    from ..webhooks.testing import PayloadFields, WebhookPayload
+    from ._serve import ASGIApp, WSGIApp
 
 __all__ = ["SentStory", "StorySender", "WebhookRequestFactory"]
 
@@ -21,7 +23,7 @@ __all__ = ["SentStory", "StorySender", "WebhookRequestFactory"]
 class SentStory:
     """What `sports_posts_send_story` sent and how the receiver answered each attempt."""
 
-    payloads: list[dict[str, Any]]
+    payloads: list[WebhookPayload]
     """The ``breaking_news`` payload, then its ``breaking_news.update`` when one was sent."""
     attempts: list[DeliveryAttempt] = field(repr=False)
     """Every delivery attempt of those events, oldest first (retries included)."""
@@ -45,10 +47,10 @@ class WebhookRequestFactory(Protocol):
         self,
         event: str = "breaking_news",
         *,
-        payload: Union[Mapping[str, Any], bytes, str, None] = None,
+        payload: Union[WebhookPayload, Mapping[str, object], bytes, str, None] = None,
         secret: Optional[str] = None,
         header_names: Optional[WebhookHeaders] = None,
-        **data: Any,
+        **data: Unpack[PayloadFields],
     ) -> SignedRequest: ...
 
 
@@ -58,7 +60,7 @@ class StorySender(Protocol):
 
     def __call__(
         self,
-        target: Union[str, Callable[..., Any]],
+        target: Union[str, ASGIApp, WSGIApp],
         *,
         path: str = "/webhooks",
         league: str = "NFL",
@@ -66,5 +68,5 @@ class StorySender(Protocol):
         secret: Optional[str] = None,
         header_names: Optional[WebhookHeaders] = None,
         timeout: float = 30.0,
-        **news: Any,
+        **news: Unpack[BreakingNewsOptions],
     ) -> SentStory: ...

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import pytest
+from typing_extensions import Unpack
 
 from ._stories import SentStory, StorySender, WebhookRequestFactory
 
 if TYPE_CHECKING:
     from sports_posts import AsyncSportsPosts, SportsPosts
-    from sports_posts.sandbox import DeliveryAttempt, Sandbox
-    from sports_posts.webhooks import SignedRequest, WebhookHeaders
+    from sports_posts.sandbox import BreakingNewsOptions, DeliveryAttempt, Sandbox
+    from sports_posts.webhooks import PayloadFields, SignedRequest, WebhookHeaders, WebhookPayload
+
+    from ._serve import ASGIApp, WSGIApp
 
 __all__ = ["SentStory", "StorySender", "WebhookRequestFactory"]
 
@@ -133,10 +136,10 @@ def sports_posts_webhook_request(
     def make(
         event: str = "breaking_news",
         *,
-        payload: Union[Mapping[str, Any], bytes, str, None] = None,
+        payload: Union[WebhookPayload, Mapping[str, object], bytes, str, None] = None,
         secret: Optional[str] = None,
         header_names: Optional[WebhookHeaders] = None,
-        **data: Any,
+        **data: Unpack[PayloadFields],
     ) -> SignedRequest:
         body = payload if payload is not None else sample_payload(event, **data)
         return build_test_request(
@@ -170,10 +173,10 @@ def sports_posts_send_story(
     sandbox = sports_posts_sandbox
 
     def deliver(url: str, league: str, update: Optional[str], secret: str, timeout: float,
-                names: WebhookHeaders, news: dict[str, Any]) -> SentStory:
+                names: WebhookHeaders, news: BreakingNewsOptions) -> SentStory:
         subscription = sandbox.subscribe(url, secret, header_names=names)
         try:
-            payloads = [sandbox.send_breaking_news(league, **news)]
+            payloads: list[WebhookPayload] = [sandbox.send_breaking_news(league, **news)]
             sandbox.drain_deliveries(timeout=timeout)
             _refuse_not_found(sandbox.deliveries, subscription.id, url)
             if update is not None:
@@ -186,9 +189,9 @@ def sports_posts_send_story(
                     if a.subscription_id == subscription.id and a.event_id in event_ids]
         return SentStory(payloads, attempts)
 
-    def send(target: Union[str, Callable[..., Any]], *, path: str = "/webhooks", league: str = "NFL", update: Optional[str] = None,
+    def send(target: Union[str, ASGIApp, WSGIApp], *, path: str = "/webhooks", league: str = "NFL", update: Optional[str] = None,
              secret: Optional[str] = None, header_names: Optional[WebhookHeaders] = None,
-             timeout: float = 30.0, **news: Any) -> SentStory:
+             timeout: float = 30.0, **news: Unpack[BreakingNewsOptions]) -> SentStory:
         if not isinstance(path, str):
             raise ParameterError(f"path must be a str such as \"/webhooks\", got {type(path).__name__}",
                                  parameter="path")

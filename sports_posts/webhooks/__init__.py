@@ -56,17 +56,31 @@ if TYPE_CHECKING:  # the same names, as explicit re-exports (`X as X`) that ever
     from .signature import verify_signature as verify_signature
     from .stories import Story as Story
     from .stories import thread_stories as thread_stories
+    from .testing import AltSourcePayload as AltSourcePayload
+    from .testing import BreakingNewsPayload as BreakingNewsPayload
+    from .testing import BreakingNewsPayloadData as BreakingNewsPayloadData
+    from .testing import BreakingNewsUpdatePayload as BreakingNewsUpdatePayload
+    from .testing import BreakingNewsUpdatePayloadData as BreakingNewsUpdatePayloadData
+    from .testing import NewsPayloadData as NewsPayloadData
+    from .testing import PayloadFields as PayloadFields
     from .testing import SignedRequest as SignedRequest
+    from .testing import TaggedEntityPayload as TaggedEntityPayload
+    from .testing import WebhookPayload as WebhookPayload
     from .testing import build_test_request as build_test_request
     from .testing import sample_payload as sample_payload
 
 __all__ = [
     "AltSource",
+    "AltSourcePayload",
     "AsyncDedupeStore",
     "BreakingNewsData",
     "BreakingNewsEvent",
+    "BreakingNewsPayload",
+    "BreakingNewsPayloadData",
     "BreakingNewsUpdateData",
     "BreakingNewsUpdateEvent",
+    "BreakingNewsUpdatePayload",
+    "BreakingNewsUpdatePayloadData",
     "DEFAULT_CLOCK_SKEW",
     "DEFAULT_HANDLER_TIMEOUT",
     "DEFAULT_TOLERANCE",
@@ -77,6 +91,8 @@ __all__ = [
     "Inbox",
     "InboxEntry",
     "MemoryDedupeStore",
+    "NewsPayloadData",
+    "PayloadFields",
     "PoolerUnreachableError",
     "PostgresDedupeStore",
     "PostgresInbox",
@@ -94,8 +110,10 @@ __all__ = [
     "Story",
     "SubscriptionFilter",
     "TaggedEntity",
+    "TaggedEntityPayload",
     "WebhookEvent",
     "WebhookHeaders",
+    "WebhookPayload",
     "WebhookPayloadError",
     "WebhookReceiver",
     "WebhookResponse",
@@ -151,6 +169,15 @@ _LAZY = {
     "WebhookResponse": ".receiver",
     "Story": ".stories",
     "thread_stories": ".stories",
+    "AltSourcePayload": ".testing",
+    "BreakingNewsPayload": ".testing",
+    "BreakingNewsPayloadData": ".testing",
+    "BreakingNewsUpdatePayload": ".testing",
+    "BreakingNewsUpdatePayloadData": ".testing",
+    "NewsPayloadData": ".testing",
+    "PayloadFields": ".testing",
+    "TaggedEntityPayload": ".testing",
+    "WebhookPayload": ".testing",
     "SignedRequest": ".testing",
     "build_test_request": ".testing",
     "sample_payload": ".testing",

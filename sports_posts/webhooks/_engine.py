@@ -8,14 +8,12 @@ with or without an inbox (``_inbox_worker.py`` drains the inbox through it).
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import functools
 import inspect
 import logging
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Coroutine, Generator
+from collections.abc import Awaitable, Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
@@ -86,7 +84,7 @@ class HandlerEngine:
         self._pool: _scoped.PerProcess[ThreadPoolExecutor] = _scoped.PerProcess(self._new_pool)
         self._lock = threading.Lock()
         self._futures: set[Future[bool]] = set()
-        self.tasks: set[asyncio.Future[bool]] = set()  # handler tasks, and handlers waiting on a request's task
+        self.tasks: set[asyncio.Task[bool]] = set()  # async handlers' tasks still running
         self._loops = threading.local()
 
     def after_fork(self, stopping: threading.Event) -> None:
@@ -159,22 +157,12 @@ class HandlerEngine:
         return decision.handled(succeeded, event, key)
 
     async def arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
-        """The handler before the answer, under ``handle_async``: a sync one in the pool; an
-        async one as an eager task (3.12 on) or on the request's own task (before)."""
-        loop = asyncio.get_running_loop()
-        if self.is_async and not _EAGER_TASKS:
-            return await self._arun_on_this_task(loop, event, key, started)
-        running: asyncio.Future[bool]
+        """The handler before the answer, under ``handle_async``: a sync one in the pool, an
+        async one as a task of this loop (``_arun_task``)."""
+        if self.is_async:
+            return await self._arun_task(event, key, started)
         try:
-            if self.is_async:
-                task = _start_task(loop, self._run_async(event, key))
-                if task.done():  # an eager start ran a handler that never awaited to the end
-                    return decision.handled(task.result(), event, key)
-                self.tasks.add(task)
-                task.add_done_callback(self.tasks.discard)
-                running = task
-            else:
-                running = asyncio.wrap_future(self._submit(event, key))
+            running = asyncio.wrap_future(self._submit(event, key))
         except Exception:
             logger.exception("could not run the handler for %s: answering 503", key)
             await self.asafely("release", key)
@@ -186,21 +174,61 @@ class HandlerEngine:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(running.result(), event, key)
 
-    async def _arun_on_this_task(
-        self, loop: asyncio.AbstractEventLoop, event: WebhookEvent, key: str, started: float
-    ) -> WebhookResponse:
-        """An ``async def`` handler where asyncio has no eager tasks (Python 3.9 to 3.11): it
-        runs on the request's own task, in a context of its own, so that one that never waits
-        answers without a task or a trip through the event loop. If it is still running at
-        ``handler_timeout`` it goes on as a task of its own (keeping its claim) and the answer
-        is 503, as from 3.12 on."""
-        run = _OnThisTask(self._run_async(event, key), loop, started + self._handler_timeout, self.tasks)
-        succeeded = await run
-        if run.detached is not None:
-            self.tasks.add(run.detached)
-            run.detached.add_done_callback(self.tasks.discard)
+    async def _arun_task(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+        """An ``async def`` handler as a task of this loop. From Python 3.12 the task starts
+        eagerly, so a handler that never waits is done before the answer without a trip through
+        the loop; before, it starts on the loop's next turn (the request takes that one turn
+        too), and a cancelled request cancels it.
+        The request waits on ``answer``, which the task settles as the handler ends (no callback
+        and no ``asyncio.wait`` between them) or a timer at ``handler_timeout``; an overrunning
+        handler goes on as its task, keeping its claim, and the answer is 503."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Optional[bool]] = loop.create_future()
+        try:
+            task = _start_task(self._run_answering(event, key, answer))
+        except Exception:
+            logger.exception("could not run the handler for %s: answering 503", key)
+            await self.asafely("release", key)
+            return _response(503, "error", event)
+        if task.done():  # an eager start ran a handler that never waited to the end
+            return decision.handled(task.result(), event, key)
+        self.tasks.add(task)  # until the handler ends (``_run_answering``): no callback to schedule
+        try:
+            if not _EAGER_TASKS:
+                # One turn of the loop, in which the handler's first step runs before this
+                # task's next (both wait in the loop's queue, in that order): a handler that
+                # never waits is then done, with no timer and no wake-up through ``answer``.
+                await asyncio.sleep(0)
+                if task.done():
+                    return decision.handled(task.result(), event, key)
+            timer = loop.call_later(self._budget(started), _settle, answer, None)
+            try:
+                succeeded = await answer
+            finally:
+                timer.cancel()
+        except asyncio.CancelledError:
+            if not task.done() and not _EAGER_TASKS:  # the request was cancelled, not the handler
+                await _cancel(task)
+                self.tasks.discard(task)  # in case it was cancelled before its first step
+            raise
+        if succeeded is None:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(succeeded, event, key)
+
+    async def _run_answering(self, event: WebhookEvent, key: str, answer: asyncio.Future[Optional[bool]]) -> bool:
+        """``_run_async``, settling ``answer`` as it ends (cancelled when the handler's task
+        was), and leaving ``tasks`` as it ends."""
+        try:
+            succeeded = await self._run_async(event, key)
+        except BaseException:
+            answer.cancel()
+            raise
+        finally:
+            me = asyncio.current_task()
+            if me is not None:
+                self.tasks.discard(me)
+        _settle(answer, succeeded)
+        return succeeded
 
     def call_handler(self, event: WebhookEvent) -> None:
         result = self.handler(event)
@@ -338,186 +366,30 @@ class HandlerEngine:
 
 
 _EAGER_TASKS = sys.version_info >= (3, 12)
-"""Whether asyncio starts a task eagerly (``eager_start``); before, handlers run on the request's task."""
+"""Whether asyncio starts a task eagerly (``eager_start``, Python 3.12 on)."""
 
 
-def _start_task(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
-    """A task that runs at once up to its first real suspension (Python 3.12's eager start),
-    so a handler that never waits answers without a trip through the event loop."""
+def _start_task(coro: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
+    """A task of the running loop that, from Python 3.12, runs at once up to its first real
+    suspension (an eager start), so a handler that never waits answers without a trip
+    through the event loop; before 3.12, a task like any other, started on the loop's next turn."""
     if sys.version_info >= (3, 12):  # a check type checkers read, so 3.9 to 3.11 pass too
-        return asyncio.Task(coro, loop=loop, eager_start=True)
+        return asyncio.Task(coro, loop=asyncio.get_running_loop(), eager_start=True)
     else:  # an else (not code after the if) is what type checkers skip on the newer Pythons
-        return loop.create_task(coro)
+        return asyncio.get_running_loop().create_task(coro)
 
 
-class _OnThisTask:
-    """Await a handler's coroutine on the awaiting task, step by step in the coroutine's own
-    context, up to ``deadline`` (``time.monotonic``).
-
-    While the coroutine waits on a future, the task waits on a stand-in that the future's
-    completion settles, so that at the deadline the task can stop waiting without touching
-    the handler's future: ``detached`` is then a new task that carries the coroutine on from
-    where it stopped, and the await gives False. A cancellation of the awaiting task reaches
-    the coroutine as a task's would: the future it waits on is cancelled. Only a coroutine
-    that waits pays for a stand-in, the deadline's timer and an entry in ``tracked`` (which
-    ``wait_idle_async`` waits on)."""
-
-    __slots__ = ("_coro", "_context", "_loop", "_deadline", "_tracked", "_stand_in", "_overran", "detached")
-
-    def __init__(
-        self, coro: Coroutine[Any, Any, bool], loop: asyncio.AbstractEventLoop, deadline: float,
-        tracked: set[asyncio.Future[bool]],
-    ) -> None:
-        self._coro = coro
-        self._context = contextvars.copy_context()
-        self._loop = loop
-        self._deadline = deadline
-        self._tracked = tracked
-        self._stand_in: Optional[asyncio.Future[None]] = None
-        self._overran = False
-        self.detached: Optional[asyncio.Task[bool]] = None
-
-    def _on_deadline(self) -> None:
-        self._overran = True
-        stand_in = self._stand_in
-        if stand_in is not None and not stand_in.done():
-            stand_in.set_result(None)
-
-    def __await__(self) -> Generator[Any, Any, bool]:
-        coro, run = self._coro, self._context.run
-        step: Callable[[Any], Any] = coro.send
-        value: Any = None
-        timer: Optional[asyncio.TimerHandle] = None
-        running: Optional[asyncio.Future[bool]] = None
-        try:
-            while True:
-                try:
-                    waited = run(step, value)
-                except StopIteration as stop:
-                    return stop.value  # type: ignore[no-any-return]
-                step, value = coro.send, None
-                if timer is None:  # the first wait: from now on the deadline matters
-                    timer = self._loop.call_later(max(0.0, self._deadline - time.monotonic()), self._on_deadline)
-                    running = self._loop.create_future()
-                    self._tracked.add(running)
-                if waited is None:  # a bare yield (asyncio.sleep(0)): the loop's turn
-                    try:
-                        yield None
-                    except BaseException as exc:  # this task was cancelled meanwhile
-                        step, value = coro.throw, exc
-                        continue
-                else:
-                    problem = _bad_wait(waited, self._loop)
-                    if problem is not None:  # what a task throws into a coroutine that yields so
-                        step, value = coro.throw, problem
-                        continue
-                    waited._asyncio_future_blocking = False  # taken, as a task takes it
-                    error = yield from self._wait_on(waited)
-                    if error is not None:  # cancelled when what it waited on was done already
-                        step, value = coro.throw, error
-                        continue
-                if self._overran:
-                    if waited is not None:
-                        waited._asyncio_future_blocking = True  # handed on: the new task takes it
-                    self.detached = self._loop.create_task(_Resumed(coro, waited, self._context))
-                    return False
-        finally:
-            if timer is not None:
-                timer.cancel()
-            if running is not None:
-                self._tracked.discard(running)
-                running.set_result(True)
-
-    def _wait_on(self, waited: asyncio.Future[Any]) -> Generator[Any, Any, Optional[BaseException]]:
-        """Wait until ``waited`` is done or the deadline passed, through stand-ins. A
-        cancellation of this task cancels ``waited`` and waits for it to be done, as a task
-        does; when ``waited`` was done already, the cancellation is returned to be thrown in."""
-        while True:
-            stand_in: asyncio.Future[None] = self._loop.create_future()
-            relay = functools.partial(_settle, stand_in)
-            waited.add_done_callback(relay)
-            self._stand_in = stand_in
-            try:
-                yield from stand_in
-            except asyncio.CancelledError as exc:  # this task was cancelled
-                waited.remove_done_callback(relay)
-                if not waited.cancel():
-                    return exc
-                if waited.done() or self._overran:
-                    return None
-                continue  # a task being cancelled: wait until it has ended
-            finally:
-                self._stand_in = None
-            if not waited.done():  # the deadline, not the future, woke this task
-                waited.remove_done_callback(relay)
-            return None
+def _settle(answer: asyncio.Future[Optional[bool]], value: Optional[bool]) -> None:
+    if not answer.done():
+        answer.set_result(value)
 
 
-def _bad_wait(waited: Any, loop: asyncio.AbstractEventLoop) -> Optional[RuntimeError]:
-    """The error a task gives a coroutine that yielded ``waited``, or None for a future it can wait on."""
-    blocking = getattr(waited, "_asyncio_future_blocking", None)
-    if blocking is None:
-        return RuntimeError(f"Task got bad yield: {waited!r}")
-    if not blocking:
-        return RuntimeError(f"yield was used instead of yield from in task with {waited!r}")
-    get_loop = getattr(waited, "get_loop", None)
-    if (get_loop() if get_loop is not None else getattr(waited, "_loop", loop)) is not loop:
-        return RuntimeError(f"Task got Future {waited!r} attached to a different loop")
-    return None
-
-
-def _settle(stand_in: asyncio.Future[None], waited: object) -> None:
-    if not stand_in.done():
-        stand_in.set_result(None)
-
-
-class _Resumed(Coroutine[Any, Any, bool]):
-    """The rest of a coroutine that the request's task started, as the coroutine of a task of
-    its own: its first step hands the task what the coroutine waits on (a future, or None for
-    a bare yield); each later wake-up, value or exception, goes on to the coroutine, in the
-    coroutine's own context. A cancellation before that first step cancels what it waits on,
-    as a task already waiting on it would."""
-
-    __slots__ = ("_coro", "_waiting", "_context", "_started")
-
-    def __init__(self, coro: Coroutine[Any, Any, bool], waiting: Any, context: contextvars.Context) -> None:
-        self._coro, self._waiting, self._context = coro, waiting, context
-        self._started = False
-
-    def send(self, value: Any) -> Any:
-        if not self._started:
-            self._started = True
-            return self._waiting
-        return self._context.run(self._coro.send, value)
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        exc = typ if val is None else val
-        if not self._started:
-            self._started = True
-            waiting = self._waiting
-            if isinstance(exc, asyncio.CancelledError) and waiting is not None and waiting.cancel():
-                return self._context.run(self._coro.send, None)  # it reads the cancellation itself
-        return self._context.run(self._coro.throw, exc)
-
-    def close(self) -> None:
-        self._coro.close()
-
-    def __await__(self) -> Generator[Any, Any, bool]:
-        """The same steps for an ``await`` (a task drives ``send`` and ``throw`` itself)."""
-        value: Any = None
-        error: Optional[BaseException] = None
-        while True:
-            try:
-                yielded = self.send(value) if error is None else self.throw(error)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            try:
-                value, error = (yield yielded), None
-            except GeneratorExit:
-                self.close()
-                raise
-            except BaseException as exc:
-                value, error = None, exc
+async def _cancel(running: asyncio.Future[bool]) -> None:
+    """Cancel a handler's task, for a request cancelled before Python 3.12 (where the handler
+    used to run on the request's own task, which such a cancellation stopped), and wait until
+    it has ended: it releases its claim for the next retry as it goes."""
+    running.cancel()
+    await asyncio.wait({running})
 
 
 def is_async_callable(handler: Any) -> bool:

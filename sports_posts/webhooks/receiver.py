@@ -256,17 +256,12 @@ class WebhookReceiver:
         if event is None:
             assert response is not None
             return response
-        key = event.dedupe_key
-        try:
-            outcome = self._drive_claim(decision.claim_steps(started + self._in_flight_wait, time.monotonic), key)
-        except Exception as exc:
-            return decision.store_failed(key, event, exc, self._store_outage)
-        self._store_outage.answered()
-        if outcome != "claimed":
-            return decision.not_claimed(outcome, event)
+        refused = self._drive_claim(event, started)
+        if refused is not None:
+            return refused
         if self.inbox is not None:
-            return self._enqueue(body, event, key)
-        return self._engine.run_inline(event, key, started)
+            return self._enqueue(body, event, event.dedupe_key)
+        return self._engine.run_inline(event, event.dedupe_key, started)
 
     @traced_delivery_async(_delivery_id)
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
@@ -276,21 +271,28 @@ class WebhookReceiver:
         if event is None:
             assert response is not None
             return response
-        key = event.dedupe_key
-        try:
-            steps = decision.claim_steps(started + self._in_flight_wait, time.monotonic)
-            outcome = await self._adrive_claim(steps, key)
-        except Exception as exc:
-            return decision.store_failed(key, event, exc, self._store_outage)
+        refused = await self._adrive_claim(event, started)
+        if refused is not None:
+            return refused
+        if self.inbox is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, self._enqueue, body, event, event.dedupe_key)
+        return await self._engine.arun_inline(event, event.dedupe_key, started)
+
+    def _claimed(self, outcome: Union[str, Exception], event: WebhookEvent) -> Optional[WebhookResponse]:
+        """The end of a claim, for both drivers: None when this request has the story, else
+        the answer (503 when the store failed, 200 when it is done, 409 when still in flight)."""
+        if isinstance(outcome, Exception):
+            return decision.store_failed(event.dedupe_key, event, outcome, self._store_outage)
         self._store_outage.answered()
         if outcome != "claimed":
             return decision.not_claimed(outcome, event)
-        if self.inbox is not None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, self._enqueue, body, event, key)
-        return await self._engine.arun_inline(event, key, started)
+        return None
 
-    def _drive_claim(self, steps: decision.Step, key: str) -> str:
+    def _drive_claim(self, event: WebhookEvent, started: float) -> Optional[WebhookResponse]:
+        """Claim the event's story (``decision.claim_steps``) on this thread: None when this
+        request has it, else the answer."""
+        steps, key = decision.claim_steps(started + self._in_flight_wait, time.monotonic), event.dedupe_key
         answer: Any = None
         try:
             while True:
@@ -301,10 +303,14 @@ class WebhookReceiver:
                 else:
                     answer = getattr(self.store, operation)(key)
         except StopIteration as stop:
-            return str(stop.value)
+            return self._claimed(str(stop.value), event)
+        except Exception as exc:
+            return self._claimed(exc, event)
 
-    async def _adrive_claim(self, steps: decision.Step, key: str) -> str:
-        # The memory store's calls are made directly, without a coroutine each.
+    async def _adrive_claim(self, event: WebhookEvent, started: float) -> Optional[WebhookResponse]:
+        """``_drive_claim`` on the loop: the memory store's calls are made directly, without a
+        coroutine each; a store with an async path is awaited, the others run in a thread."""
+        steps, key = decision.claim_steps(started + self._in_flight_wait, time.monotonic), event.dedupe_key
         engine, direct = self._engine, self._engine.memory_store
         answer: Any = None
         try:
@@ -318,7 +324,9 @@ class WebhookReceiver:
                 else:
                     answer = await engine.astore(operation, key)
         except StopIteration as stop:
-            return str(stop.value)
+            return self._claimed(str(stop.value), event)
+        except Exception as exc:
+            return self._claimed(exc, event)
 
     @staticmethod
     def _resume_worker(worker: InboxWorker) -> None:

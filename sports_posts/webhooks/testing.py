@@ -8,14 +8,119 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Optional, Union
+from typing import Literal, Optional, Union, cast, overload
+
+from typing_extensions import TypedDict, Unpack
 
 from .._errors import ParameterError
 from .._vocabulary import WebhookHeaders, header_names_or_default
 from .events import BreakingNewsEvent, BreakingNewsUpdateEvent
 from .signature import sign_payload
 
-__all__ = ["SignedRequest", "build_test_request", "sample_payload"]
+__all__ = [
+    "AltSourcePayload",
+    "BreakingNewsPayload",
+    "BreakingNewsPayloadData",
+    "BreakingNewsUpdatePayload",
+    "BreakingNewsUpdatePayloadData",
+    "NewsPayloadData",
+    "PayloadFields",
+    "SignedRequest",
+    "TaggedEntityPayload",
+    "WebhookPayload",
+    "build_test_request",
+    "sample_payload",
+]
+
+
+class TaggedEntityPayload(TypedDict):
+    """A player or team of a payload's ``players`` / ``teams`` (spec 6.3)."""
+
+    service: int
+    name: str
+
+
+class AltSourcePayload(TypedDict, total=False):
+    """A follow-on report in ``alt_sources`` (spec 6.3)."""
+
+    post_url: str
+    source: str
+    news_attribution: str
+    role: str
+    text: str
+    created_at: str
+
+
+class NewsPayloadData(TypedDict):
+    """The ``data`` fields both event kinds carry (spec 6.3), as JSON: strings, not models."""
+
+    id: str
+    post_url: str
+    text: str
+    league: str
+    news_type: str
+    news_status: str
+    event_id: str
+    players: list[TaggedEntityPayload]
+    teams: list[TaggedEntityPayload]
+    alt_sources: list[AltSourcePayload]
+
+
+class BreakingNewsPayloadData(NewsPayloadData):
+    """``data`` of a ``breaking_news`` payload."""
+
+    media_type: str
+    created_at: str
+    news_origin: str
+    news_attribution: str
+
+
+class BreakingNewsUpdatePayloadData(NewsPayloadData):
+    """``data`` of a ``breaking_news.update`` payload."""
+
+    update_of: str
+    whats_new: str
+
+
+class BreakingNewsPayload(TypedDict):
+    """A ``breaking_news`` webhook body, parsed as JSON (``sample_payload()``'s result)."""
+
+    event: Literal["breaking_news"]
+    sent_at: str
+    data: BreakingNewsPayloadData
+
+
+class BreakingNewsUpdatePayload(TypedDict):
+    """A ``breaking_news.update`` webhook body, parsed as JSON."""
+
+    event: Literal["breaking_news.update"]
+    sent_at: str
+    data: BreakingNewsUpdatePayloadData
+
+
+WebhookPayload = Union[BreakingNewsPayload, BreakingNewsUpdatePayload]
+"""Either webhook body as JSON; ``payload["event"]`` tells which (a checker narrows on it)."""
+
+
+class PayloadFields(TypedDict, total=False):
+    """The ``data`` fields ``sample_payload(**fields)`` overrides: any of either kind's."""
+
+    id: str
+    post_url: str
+    text: str
+    league: str
+    media_type: str
+    created_at: str
+    news_type: str
+    news_status: str
+    news_origin: str
+    news_attribution: str
+    players: list[TaggedEntityPayload]
+    teams: list[TaggedEntityPayload]
+    event_id: str
+    alt_sources: list[AltSourcePayload]
+    update_of: str
+    whats_new: str
 
 
 @dataclass(frozen=True)
@@ -31,9 +136,24 @@ def _fresh_post_id() -> str:
     return str(10**18 + secrets.randbelow(9 * 10**18))
 
 
+@overload
 def sample_payload(
-    event: str = "breaking_news", *, sent_at: Optional[Union[datetime, str]] = None, **data: Any
-) -> dict[str, Any]:
+    event: Literal["breaking_news"] = ..., *, sent_at: Optional[Union[datetime, str]] = None,
+    **data: Unpack[PayloadFields],
+) -> BreakingNewsPayload: ...
+@overload
+def sample_payload(
+    event: Literal["breaking_news.update"], *, sent_at: Optional[Union[datetime, str]] = None,
+    **data: Unpack[PayloadFields],
+) -> BreakingNewsUpdatePayload: ...
+@overload
+def sample_payload(
+    event: str, *, sent_at: Optional[Union[datetime, str]] = None, **data: Unpack[PayloadFields]
+) -> WebhookPayload: ...
+def sample_payload(
+    event: str = "breaking_news", *, sent_at: Optional[Union[datetime, str]] = None,
+    **data: Unpack[PayloadFields],
+) -> WebhookPayload:
     """A spec 6.3 payload of kind ``event``; keyword arguments override fields of ``data``.
 
     ``sent_at`` defaults to now, so that a receiver's replay window accepts the payload; pass
@@ -44,7 +164,7 @@ def sample_payload(
     if event not in ("breaking_news", "breaking_news.update"):
         raise ParameterError("event must be breaking_news or breaking_news.update", parameter="event")
     post_id = data.pop("id") if "id" in data else _fresh_post_id()
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "id": post_id,
         "post_url": f"https://x.com/insider/status/{post_id}",
         "text": "Star QB out for the season with a torn ACL, per sources.",
@@ -69,11 +189,12 @@ def sample_payload(
     when = datetime.now(timezone.utc) if sent_at is None else sent_at
     if isinstance(when, datetime):
         when = when.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return {"event": event, "sent_at": when, "data": body}
+    payload = {"event": event, "sent_at": when, "data": body}  # the checks above make it one
+    return cast("WebhookPayload", cast(object, payload))
 
 
 def build_test_request(
-    payload: Union[Mapping[str, Any], BreakingNewsEvent, BreakingNewsUpdateEvent, bytes, str],
+    payload: Union[WebhookPayload, Mapping[str, object], BreakingNewsEvent, BreakingNewsUpdateEvent, bytes, str],
     secret: Union[str, bytes],
     *,
     delivery_id: Optional[str] = None,

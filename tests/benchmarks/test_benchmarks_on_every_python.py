@@ -63,3 +63,15 @@ def test_server_cpu_reads_a_process_cpu_time() -> None:
 
 def test_server_cpu_of_no_process_is_none() -> None:
     assert server_cpu(2**22 + 12345) is None
+
+
+def test_skip_leaves_a_section_out_and_only_keeps_the_rest(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(run, "SECTIONS", {name: (lambda quick, name=name: ran.append(name))
+                                          for name in run.SECTIONS})
+    assert run.main(["--quick", "--only", "parse", "--only", "poller", "--skip", "poller"]) == 0
+    assert ran == ["parse"]
+    ran.clear()
+    assert run.main(["--quick", "--skip", "fleet", "--skip", "inbox_peers"]) == 0
+    assert "fleet" not in ran and "inbox_peers" not in ran and "parse" in ran and len(ran) == len(run.SECTIONS) - 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from benchmarks.dedupe import _dict_and_lock
-from benchmarks.receiver import _requests, charts
+from benchmarks.receiver import _requests, charts, report_in_process
 from sports_posts.webhooks import WebhookReceiver, construct_event
 from sports_posts.webhooks.receiver import WebhookResponse
 
@@ -41,3 +41,19 @@ def test_the_load_is_signed_new_stories_the_receiver_accepts() -> None:
     response: WebhookResponse = receiver.handle(body, headers)
     assert response.status_code == 202
     assert len({r.split(b"\r\n\r\n", 1)[1] for r in raw}) == 3  # each request a new story
+
+
+def test_the_in_process_figure_has_its_target_with_eager_tasks_and_is_reported_without() -> None:
+    """Issue 52: from Python 3.12 (eager tasks) the in-process ratio keeps its 0.6x target;
+    before, it is a figure without one (the throughput over uvicorn keeps its own)."""
+    import types
+
+    calls: list[tuple[str, tuple[object, ...]]] = []
+    bench = types.SimpleNamespace(record=lambda *a, **k: calls.append(("record", a)),
+                                  note=lambda *a, **k: calls.append(("note", a)))
+    direct = {"sdk_us": 30.0, "hand_us": 15.0, "ratio": 0.5}
+    report_in_process(direct, bench, eager=True)  # type: ignore[arg-type]
+    report_in_process(direct, bench, eager=False)  # type: ignore[arg-type]
+    (kind, args), (kind2, args2) = calls
+    assert (kind, args[1:5]) == ("record", (0.5, "x", ">= 0.6", False))
+    assert kind2 == "note" and "0.500x" in str(args2[1])

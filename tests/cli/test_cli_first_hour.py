@@ -20,7 +20,7 @@ import httpx
 import pytest
 import respx
 
-import sports_posts._client as client_module
+import sports_posts._base_client as client_module
 import sports_posts.cli._posts as cli
 from sports_posts.cli import build_parser, main
 from sports_posts.webhooks import sample_payload, sign_payload

@@ -10,7 +10,7 @@ import pytest
 import respx
 
 import sports_posts as sp
-from sports_posts import _client
+from sports_posts import _base_client as _client
 from tests.runner import Runner
 
 from .conftest import API_KEY, BASE_URL, page
@@ -73,18 +73,18 @@ def test_timeout_is_finite_by_default_and_sent_per_request(api: respx.MockRouter
 def test_with_options_shares_the_connection_pool() -> None:
     client = sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL)
     other = client.with_options(max_retries=7)
-    assert other._http is client._http and other.max_retries == 7 and client.max_retries == 2
+    assert other._pool() is client._pool() and other.max_retries == 7 and client.max_retries == 2
     other.close()
-    assert not client._http.is_closed, "closing a copy must not close the shared pool"
+    assert not client._pool().is_closed, "closing a copy must not close the shared pool"
     client.close()
-    assert client._http.is_closed
+    assert client._pool().is_closed
 
 
 def test_injected_http_client_is_used_and_left_open(api: respx.MockRouter) -> None:
     api.get("/posts").respond(200, json=page([]))
     http = httpx.Client()
     with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, http_client=http) as client:
-        assert client._http is http
+        assert client._pool() is http
         client.posts.list()
     assert not http.is_closed
     http.close()
@@ -100,7 +100,7 @@ def test_async_client_injected_and_closed_explicitly(api: respx.MockRouter) -> N
         assert not http.is_closed
         await http.aclose()
         own = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
-        pool = own._http  # this loop's pool
+        pool = await own._pool()  # this loop's pool
         await own.aclose()
         assert pool.is_closed
 

@@ -33,12 +33,12 @@ def test_without_a_choice_httpx_is_used_even_when_the_fork_is_installed(monkeypa
     # SDK preferred httpx2 whenever it was importable
     monkeypatch.delenv(ENV, raising=False)
     with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
-        assert type(client._http) is httpx.Client
+        assert type(client._pool()) is httpx.Client
     aclient = sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL)
 
     async def pool_type() -> type:  # the async client's pool is made on the loop that uses it
         try:
-            return type(aclient._http)
+            return type(await aclient._pool())
         finally:
             await aclient.aclose()
 
@@ -59,8 +59,8 @@ def test_respx_mocks_a_default_client_with_httpx2_installed(monkeypatch: pytest.
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_environment_names_the_stack(stack: str) -> None:
     with default_stack(stack), sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
-        assert isinstance(client._http, module(stack).Client)
-        assert client.with_options(max_retries=0)._http is client._http
+        assert isinstance(client._pool(), module(stack).Client)
+        assert client.with_options(max_retries=0)._pool() is client._pool()
 
 
 def test_an_unknown_stack_name_is_a_parameter_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,11 +10,12 @@ import pytest
 import respx
 
 import sports_posts as sp
+from sports_posts import _base_client
 from sports_posts._transport import MAX_RETRY_AFTER, backoff, parse_retry_after
 from tests.runner import Runner
 
 from .bodies import INFO
-from .conftest import page, post
+from .conftest import API_KEY, BASE_URL, page, post
 
 OK = httpx.Response(200, json=page([post()]))
 
@@ -151,3 +152,26 @@ def test_parse_retry_after_both_forms(value: object, expected: object) -> None:
 
 def test_retry_after_cap_is_about_a_minute() -> None:
     assert 30 <= MAX_RETRY_AFTER <= 120
+
+
+_WAIT_ON_THE_LOOP = _base_client._async_sleep  # the real wait, before the suite's fixture records instead
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_an_async_retry_waits_on_the_loop_that_runs_the_call(
+    api: respx.MockRouter, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    # Failed on trio (through anyio) when the wait was asyncio.sleep: trio refuses it.
+    import anyio
+
+    monkeypatch.setattr(_base_client, "_async_sleep", _WAIT_ON_THE_LOOP)
+    route = api.get("/account/information").mock(
+        side_effect=[httpx.Response(503, headers={"Retry-After": "0"}), httpx.Response(200, json=INFO)]
+    )
+
+    async def main() -> None:
+        async with sp.AsyncSportsPosts(api_key=API_KEY, base_url=BASE_URL) as client:
+            await client.account.information()
+
+    anyio.run(main, backend=backend)
+    assert route.call_count == 2

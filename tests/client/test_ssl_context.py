@@ -26,8 +26,9 @@ from .conftest import API_KEY
 
 
 def _context(client: Any) -> ssl.SSLContext:
-    """The SSLContext the client's own pool connects with."""
-    context = client._http._transport._pool._ssl_context
+    """The SSLContext a sync client's own pool connects with (or that of an async one's pool)."""
+    pool = client._pool() if isinstance(client, sp.SportsPosts) else client
+    context = pool._transport._pool._ssl_context
     assert isinstance(context, ssl.SSLContext)
     return context
 
@@ -89,7 +90,7 @@ def test_every_own_pool_shares_one_verifying_store(
 
     async def async_contexts() -> list[int]:  # the async client makes a pool per event loop
         try:
-            return [id(_context(aclient))]
+            return [id(_context(await aclient._pool()))]
         finally:
             await aclient.aclose()
 
@@ -174,4 +175,4 @@ async def test_the_async_client_verifies_with_the_same_store(
     async with sp.AsyncSportsPosts(api_key=API_KEY, base_url=https_url, max_retries=0) as client:
         with pytest.raises(sp.APIConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
             await client.account.information()
-        assert _context(client) is _context(sp.SportsPosts(api_key=API_KEY, base_url=https_url))
+        assert _context(await client._pool()) is _context(sp.SportsPosts(api_key=API_KEY, base_url=https_url))

@@ -24,8 +24,8 @@ from sports_posts import (
     RedisCheckpoint,
     SportsPosts,
 )
-from sports_posts._compliance import SAVE_EVERY, cadence_for_plan, state_of, to_delete
 from sports_posts.cli import main
+from sports_posts.resources.compliance import SAVE_EVERY, cadence_for_plan, state_of, to_delete
 from sports_posts.sandbox import Sandbox
 
 AS_OF = datetime(2026, 1, 5, tzinfo=timezone.utc)

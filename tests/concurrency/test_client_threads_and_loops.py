@@ -59,7 +59,7 @@ def test_asyncio_run_twice_each_loop_with_its_own_pool_closed_with_its_loop(acli
     pools: list[Any] = []
 
     async def main(n: int) -> str:
-        pools.append(aclient._http)
+        pools.append(await aclient._pool())
         return await fetch(aclient, n) + await fetch(aclient, n + 1)
 
     assert asyncio.run(main(0)) == ""
@@ -104,7 +104,7 @@ def test_aclose_closes_the_running_loops_pool_and_leaves_another_running_loop_it
 
         async def here() -> Any:
             await fetch(aclient, 3)
-            pool = aclient._http
+            pool = await aclient._pool()
             await aclient.aclose()
             return pool
 
@@ -121,7 +121,7 @@ def test_aclose_closes_the_running_loops_pool_and_leaves_another_running_loop_it
 
 async def _pool_after_a_call(client: sp.AsyncSportsPosts) -> Any:
     assert await fetch(client, 2) == ""
-    return client._http
+    return await client._pool()
 
 
 def test_your_async_client_on_a_second_loop_is_a_typed_error_naming_the_fix(sandbox: Sandbox) -> None:

@@ -50,7 +50,7 @@ def test_the_poll_lookback_and_the_client_bounds_show_their_values() -> None:
     package = _package()
     poll = package["resources.posts.PostModes.poll"]
     assert str(poll.parameters["lookback"].default) == "timedelta(seconds=180)"
-    client = package["_client._ClientBase.__init__"]
+    client = package["_base_client._ClientBase.__init__"]
     assert str(client.parameters["total_timeout"].default) == "120.0"
     assert str(package["pagination.SyncPage.iter_pages"].parameters["max_pages"].default) == "1000"
 

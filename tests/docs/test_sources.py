@@ -83,8 +83,8 @@ def test_the_readme_install_lists_every_extra_and_what_the_test_command_installs
 
 
 def test_the_performance_page_is_written_for_users() -> None:
-    """What is measured, against what, the latest figures and how to rerun; no log of how
-    the figures changed from one working session to the next."""
+    """What is measured, against what, the latest figures and how to rerun; no history of
+    the figures (dates, "before", "was"): the page states what holds now."""
     page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", page, re.M)
     assert headings[0] == "What is measured" and "How to run the benchmarks" in headings

@@ -11,12 +11,8 @@ import pytest
 import respx
 
 import sports_posts as sp
-from sports_posts.resources.raw import (
-    AsyncPostsWithRawResponse,
-    AsyncSportsPostsWithRawResponse,
-    PostsWithRawResponse,
-    SportsPostsWithRawResponse,
-)
+from sports_posts._client import AsyncSportsPostsWithRawResponse, SportsPostsWithRawResponse
+from sports_posts.resources.posts import AsyncPostsWithRawResponse, PostsWithRawResponse
 from tests.client.bodies import INFO
 from tests.client.conftest import API_KEY, BASE_URL, page, post
 from tests.wire import spec_compliance

@@ -91,3 +91,11 @@ class PostgresProcess:
         subprocess.run([*self.as_postgres, os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-m",
                         "immediate", "stop"], capture_output=True, check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> PostgresProcess:
+        """Started; closed (stopped, its files removed) when the ``with`` block ends."""
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -270,12 +270,8 @@ def test_a_cancelled_async_call_returns_at_once_and_its_connection_comes_back_cl
 
 @pytest.fixture
 def frozen_pg() -> Iterator[PostgresProcess]:
-    server = PostgresProcess()
-    server.start()
-    try:
+    with PostgresProcess() as server:
         yield server
-    finally:
-        server.close()
 
 
 def _cancel_threads() -> list[threading.Thread]:
@@ -322,12 +318,8 @@ def test_a_call_that_gives_up_on_a_frozen_server_never_crashes_pgbouncer(
 
 @pytest.fixture
 def restartable_pg() -> Iterator[PostgresProcess]:
-    server = PostgresProcess()
-    server.start()
-    try:
+    with PostgresProcess() as server:
         yield server
-    finally:
-        server.close()
 
 
 @pytest.mark.slow

@@ -31,22 +31,14 @@ BOUND = 0.5  # every store's statement/socket timeout here: small, so the tests 
 
 @pytest.fixture(scope="module")
 def pg() -> Iterator[PostgresProcess]:
-    server = PostgresProcess()
-    server.start()
-    try:
+    with PostgresProcess() as server:
         yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture(scope="module")
 def rd() -> Iterator[RedisProcess]:
-    server = RedisProcess(persistent=True)  # a restart keeps the data: the dedupe marker too
-    server.start()
-    try:
+    with RedisProcess(persistent=True) as server:  # a restart keeps the data: the dedupe marker too
         yield server
-    finally:
-        server.close()
 
 
 Call = Callable[[], Any]

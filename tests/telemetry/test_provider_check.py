@@ -1,5 +1,5 @@
-"""Whether OpenTelemetry is configured is asked on every call: the answer is kept for the
-global providers it was given for, and asked again as soon as either changes."""
+"""Whether OpenTelemetry is configured is asked on every call, through its own getters: a
+provider set at any time is seen at the next call."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from sports_posts import _telemetry
 
 @pytest.fixture
 def unset(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """No global provider set, whatever earlier tests installed."""
+    """No global provider set, whatever earlier tests installed (OpenTelemetry sets each
+    once and has no public way back: the test resets its globals)."""
     monkeypatch.setitem(trace.get_tracer_provider.__globals__, "_TRACER_PROVIDER", None)
     monkeypatch.setitem(metrics.get_meter_provider.__globals__, "_METER_PROVIDER", None)
     monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER", raising=False)
     monkeypatch.delenv("OTEL_PYTHON_METER_PROVIDER", raising=False)
-    monkeypatch.setattr(_telemetry, "_known", None)
     return _telemetry._otel()
 
 

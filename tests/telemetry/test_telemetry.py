@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import sports_posts._client
+import sports_posts._base_client
 from sports_posts import BudgetExhaustedError, CallBudget, SportsPosts
 from sports_posts.polling import Lease, Poller
 from sports_posts.polling import PostgresCheckpoint as PgCheckpoint
@@ -43,7 +43,7 @@ def test_a_fleet_against_the_sandbox_reads_back_as_spans_and_metrics(
             waits.append(seconds)
             sb.set_chaos(None)
 
-        monkeypatch.setattr(sports_posts._client, "_sleep", sleep)
+        monkeypatch.setattr(sports_posts._base_client, "_sleep", sleep)
         # A monthly cap (the store's calendar month), so no minute boundary can refill it mid-test;
         # each attempt draws: the retried call takes two of the four.
         budget = CallBudget(pg, per_month=4, key=f"test:budget:{unique}")

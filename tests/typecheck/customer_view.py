@@ -38,15 +38,20 @@ from sports_posts.polling import Lease, LeaseStatus
 from sports_posts.sandbox import Sandbox, connect
 from sports_posts.webhooks import (
     BreakingNewsEvent,
+    BreakingNewsPayload,
     BreakingNewsUpdateEvent,
+    BreakingNewsUpdatePayload,
     InboxEntry,
     MemoryDedupeStore,
     RedisInbox,
     SQLiteDedupeStore,
     SQLiteInbox,
     WebhookEvent,
+    WebhookPayload,
     WebhookReceiver,
+    build_test_request,
     construct_event,
+    sample_payload,
 )
 
 
@@ -147,6 +152,9 @@ def sandbox() -> None:
         assert_type(sb.api_key, str)
         client = SportsPosts(api_key=sb.api_key, base_url=sb.base_url)
         assert_type(client.posts.list(), SyncPage[Post])
+        sent = sb.send_breaking_news("NFL", news_type="trade", alt_sources=[{"source": "Wire", "role": "alt"}])
+        assert_type(sent, BreakingNewsPayload)
+        assert_type(sb.send_update(sent["data"]["event_id"])["data"]["update_of"], str)
 
 
 def compliance(client: SportsPosts, aclient: AsyncSportsPosts) -> None:
@@ -161,6 +169,24 @@ def refusals(client: SportsPosts) -> None:
     sports_posts.SportsPost  # type: ignore[attr-defined]  # noqa: B018  # a typo, not Any
     client.posts.list(leagus="NFL")  # type: ignore[call-arg]  # options are a TypedDict
     connect(sede=4)  # type: ignore[call-arg]
+    sample_payload(leage="NFL")  # type: ignore[call-overload]  # the payload's fields are a TypedDict
+    sample_payload("breaking_news")["data"]["update_of"]  # type: ignore[typeddict-item]
+
+
+def payloads(kind: str) -> None:
+    """A webhook payload as JSON: each key checked, each event kind its own data."""
+    first = sample_payload("breaking_news", league="NBA", players=[{"service": 1, "name": "A"}])
+    assert_type(first, BreakingNewsPayload)
+    assert_type(first["data"]["event_id"], str)
+    assert_type(first["data"]["players"][0]["service"], int)
+    update = sample_payload("breaking_news.update", whats_new="Surgery on Tuesday")
+    assert_type(update, BreakingNewsUpdatePayload)
+    assert_type(update["data"]["update_of"], str)
+    either = sample_payload(kind)
+    assert_type(either, WebhookPayload)
+    if either["event"] == "breaking_news.update":
+        assert_type(either["data"]["whats_new"], str)
+    assert_type(build_test_request(either, "whsec_x").body, bytes)
 
 
 def fixtures(make: sports_posts.testing.WebhookRequestFactory, send: sports_posts.testing.StorySender) -> None:
@@ -171,3 +197,6 @@ def fixtures(make: sports_posts.testing.WebhookRequestFactory, send: sports_post
     assert_type(story, sports_posts.testing.SentStory)
     assert_type(story.delivered, bool)
     assert_type(story.status_codes, list[Optional[int]])
+    assert_type(story.payloads, list[WebhookPayload])
+    assert_type(story.payloads[0]["data"]["event_id"], str)
+    make(payload=sample_payload(), news_status="rumor")

@@ -14,12 +14,8 @@ answers through a pipe, and every wait is bounded.
 from __future__ import annotations
 
 import asyncio
-import json
-import multiprocessing
 import os
-import select
 import threading
-import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,6 +23,7 @@ import pytest
 
 from sports_posts.webhooks import SQLiteDedupeStore, SQLiteInbox, WebhookEvent, WebhookReceiver
 
+from ..forked import CHILD_BOUND, with_multiprocessing, with_os_fork
 from .webhook_helpers import SECRET, signed
 
 pytestmark = [pytest.mark.processes]
@@ -34,74 +31,9 @@ pytestmark = [pytest.mark.processes]
 TIMEOUT = 3.0
 """The receivers' handler_timeout: a child that cannot run its handler answers 503 after it."""
 
-CHILD_BOUND = 60.0
-"""How long the parent waits for a child's answer at most (a hung child fails the test)."""
 
 
-def _fork_with_os(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run ``work`` in a child made by ``os.fork``; its result (or error) comes back as JSON."""
-    read, write = os.pipe()
-    with warnings.catch_warnings():  # "multi-threaded, fork() may deadlock": what the receiver must survive
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        code = 0
-        try:
-            try:
-                result = work()
-            except BaseException as exc:
-                result, code = {"error": repr(exc)}, 1
-            os.write(write, json.dumps(result).encode())
-        finally:
-            os._exit(code)
-    os.close(write)
-    try:
-        chunks = []
-        while True:
-            ready, _, _ = select.select([read], [], [], CHILD_BOUND)
-            assert ready, "the child did not answer"
-            chunk = os.read(read, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read)
-        _, status = os.waitpid(pid, 0)
-    answer: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
-    assert os.waitstatus_to_exitcode(status) == 0, answer
-    return answer
-
-
-def _mp_child(work: Callable[[], dict[str, Any]], conn: Any) -> None:
-    try:
-        conn.send(work())
-    except BaseException as exc:
-        conn.send({"error": repr(exc)})
-
-
-def _fork_with_multiprocessing(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run ``work`` in a child of multiprocessing's fork start method (nothing is pickled)."""
-    context = multiprocessing.get_context("fork")
-    parent_end, child_end = context.Pipe(duplex=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        process = context.Process(target=_mp_child, args=(work, child_end))
-        process.start()
-    child_end.close()
-    try:
-        assert parent_end.poll(CHILD_BOUND), "the child did not answer"
-        result: dict[str, Any] = parent_end.recv()
-    finally:
-        process.join(CHILD_BOUND)
-        if process.is_alive():
-            process.kill()
-            process.join()
-    assert "error" not in result, result
-    assert process.exitcode == 0
-    return result
-
-
-FORKS = [pytest.param(_fork_with_os, id="os.fork"), pytest.param(_fork_with_multiprocessing, id="multiprocessing")]
+FORKS = [pytest.param(with_os_fork, id="os.fork"), pytest.param(with_multiprocessing, id="multiprocessing")]
 
 
 class PidRecorder:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sports_posts.webhooks import build_test_request, sample_payload
+from sports_posts.webhooks import WebhookPayload, build_test_request, sample_payload
 from tests.webhooks.webhook_mp_worker import SECRET, open_ledger, serve
 
 PROCESSES = 3
@@ -64,8 +64,8 @@ def receivers() -> Iterator[Receivers]:
     assert all(process.exitcode == 0 for process in processes)
 
 
-def _stories() -> list[dict[str, Any]]:
-    stories = []
+def _stories() -> list[WebhookPayload]:
+    stories: list[WebhookPayload] = []
     for n in range(12):
         kind = "breaking_news" if n % 3 else "breaking_news.update"
         stories.append(sample_payload(kind, id=f"post-{n}", event_id=f"evt-{n // 3}"))

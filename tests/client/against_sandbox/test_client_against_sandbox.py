@@ -164,7 +164,7 @@ def test_burst_retry_after_is_honoured(runner: Runner, sandbox: Sandbox, retry_s
 def test_burst_is_waited_out_then_the_call_succeeds(
     runner: Runner, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sports_posts import _client
+    from sports_posts import _base_client as _client
 
     waits: list[float] = []
 

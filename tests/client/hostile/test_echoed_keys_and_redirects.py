@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 import sports_posts as sp
-import sports_posts._client as client_module
+import sports_posts._base_client as client_module
 from sports_posts._decoders import MAX_ERROR_BODY_BYTES
 from tests.client.bodies import INFO
 from tests.stacks import STACKS, loopback_tls, module

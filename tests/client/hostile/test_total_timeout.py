@@ -57,7 +57,7 @@ def test_an_async_call_that_timed_out_gives_its_connection_back(monkeypatch: pyt
 
     import httpx
 
-    from sports_posts import _client
+    from sports_posts import _base_client as _client
     from tests.client.bodies import INFO
 
     if native and not _client._NATIVE_TIMEOUT:

@@ -75,3 +75,11 @@ class RedisProcess:
             self.resume()
             self.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> RedisProcess:
+        """Started; closed (stopped, its files removed) when the ``with`` block ends."""
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

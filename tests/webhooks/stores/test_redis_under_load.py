@@ -11,13 +11,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import gc
-import json
-import os
-import select
 import threading
 import time
 import uuid
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +25,7 @@ import redis.asyncio
 from sports_posts.testing import serve_asgi
 from sports_posts.webhooks import RedisDedupeStore, RedisInbox, WebhookEvent, WebhookReceiver
 from sports_posts.webhooks.adapters.asgi import WebhookASGIApp
+from tests.forked import with_os_fork
 from tests.webhooks.stores.redis_process import RedisProcess
 from tests.webhooks.webhook_helpers import SECRET, signed
 
@@ -156,39 +153,6 @@ def test_the_clients_of_closed_loops_are_dropped_with_their_connections() -> Non
         server.close()
 
 
-def _fork(work: Any) -> dict[str, Any]:
-    """``work()`` in a child of ``os.fork``; its JSON result back through a pipe."""
-    read, write = os.pipe()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # multi-threaded fork: what is tested
-        pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            try:
-                result = work()
-            except BaseException as exc:
-                result, code = {"error": repr(exc)}, 1
-            os.write(write, json.dumps(result).encode())
-        finally:
-            os._exit(code)
-    os.close(write)
-    chunks = []
-    try:
-        while True:
-            ready, _, _ = select.select([read], [], [], BOUND)
-            assert ready, "the child did not answer"
-            chunk = os.read(read, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read)
-        os.waitpid(pid, 0)
-    answer: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
-    return answer
-
-
 @pytest.mark.processes
 @pytest.mark.parametrize("given", ["url", "client"])
 def test_after_a_fork_the_child_uses_its_own_connections_and_the_parent_goes_on(
@@ -215,7 +179,7 @@ def test_after_a_fork_the_child_uses_its_own_connections_and_the_parent_goes_on(
         return {"sync": sync, "async": answers, "consumer": inbox.consumer, "put": inbox.put(f"{side}", b"{}"),
                 "taken": [e.key for e in inbox.take_due(1)] if side == "child" else []}
 
-    result = _fork(lambda: both("child"))
+    result = with_os_fork(lambda: both("child"))
     mine = both("parent")
     assert "error" not in result, result
     for answers in (result, mine):
@@ -245,7 +209,7 @@ def test_a_lease_held_before_a_fork_is_not_held_by_the_child(redis_url: str) -> 
         return {"holder": lease.holder, "token": lease.token, "renewed": lease.renew(),
                 "acquired": lease.acquire(), "status": lease.status().holder}
 
-    result = _fork(child)
+    result = with_os_fork(child)
     assert "error" not in result, result
     assert result["holder"] != holder and result["token"] is None
     assert result["renewed"] is False and result["acquired"] is None
@@ -269,7 +233,7 @@ def test_a_call_budget_after_a_fork_counts_the_childs_calls_and_the_parents(redi
 
         return {"sync": [budget.try_acquire().granted for _ in range(4)], "async": asyncio.run(run())}
 
-    result = _fork(child)
+    result = with_os_fork(child)
     assert "error" not in result, result
     mine = [budget.try_acquire().granted for _ in range(30)]
     # 2 + 24 + 30 = 56 draws of a 50-a-month budget shared by both processes: 50 granted.

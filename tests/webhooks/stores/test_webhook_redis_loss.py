@@ -28,12 +28,8 @@ KEY = "breaking_news:1790000000000000001"
 
 @pytest.fixture
 def server() -> Iterator[RedisProcess]:
-    process = RedisProcess()
-    process.start()
-    try:
+    with RedisProcess() as process:
         yield process
-    finally:
-        process.close()
 
 
 def _handled_once(store: RedisDedupeStore) -> tuple[WebhookReceiver, list[WebhookEvent]]:

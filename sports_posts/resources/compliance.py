@@ -15,53 +15,33 @@ records it as handled; a crash between a delete and the save repeats that delete
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import threading
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
-from ._errors import ParameterError, SportsPostsError
-from .models.account import ComplianceList
-from .polling._state import CheckpointError, PollState
-from .polling.checkpoints import Checkpoint, MemoryCheckpoint, hold, release
+from .. import _endpoints
+from .._errors import ParameterError, SportsPostsError
+from ..models.account import ComplianceList
+from ..polling._state import CheckpointError, PollState
+from ..polling.checkpoints import Checkpoint, MemoryCheckpoint, hold, release
+
+if TYPE_CHECKING:
+    from .._base_client import AsyncAPIClient, SyncAPIClient
 
 __all__ = [
     "DEFAULT_CADENCE",
-    "AsyncComplianceClient",
     "AsyncComplianceSweeper",
-    "ComplianceClient",
     "ComplianceSweepError",
     "ComplianceSweeper",
     "SweepResult",
     "cadence_for_plan",
 ]
 
-log = logging.getLogger("sports_posts.compliance")
+log: logging.Logger = logging.getLogger("sports_posts.compliance")
 
-
-class _ComplianceListing(Protocol):
-    def x_ids(self) -> ComplianceList: ...
-
-
-class _AsyncComplianceListing(Protocol):
-    async def x_ids(self) -> ComplianceList: ...
-
-
-class ComplianceClient(Protocol):
-    """What a ``ComplianceSweeper`` calls: a ``SportsPosts`` (its ``account.x_ids``)."""
-
-    @functools.cached_property  # as the clients declare it (a property would not match)
-    def account(self) -> _ComplianceListing: ...
-
-
-class AsyncComplianceClient(Protocol):
-    """What an ``AsyncComplianceSweeper`` calls: an ``AsyncSportsPosts``."""
-
-    @functools.cached_property
-    def account(self) -> _AsyncComplianceListing: ...
 
 MARK = "sports_posts:compliance_sweep"
 """Stored as the state's ``since_id``: tells a sweep's state from a poller's."""
@@ -192,7 +172,7 @@ def _done(listing: ComplianceList, deleted: list[str], pending: list[str]) -> Sw
 
 
 class _SweeperBase:
-    def __init__(self, client: Any, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint],
+    def __init__(self, client: Any, delete: Callable[[str], object], checkpoint: Optional[Checkpoint],
                  every: Union[float, timedelta, None]) -> None:
         if not callable(delete):
             raise ParameterError("delete: expected a callable that takes a post id")
@@ -219,7 +199,7 @@ class ComplianceSweeper(_SweeperBase):
     day) until ``stop()``. Made by ``client.account.compliance_sweeper(...)``.
     """
 
-    def __init__(self, client: ComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: SyncAPIClient, *, delete: Callable[[str], object], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], None]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)
@@ -237,7 +217,7 @@ class ComplianceSweeper(_SweeperBase):
         hold(self._checkpoint)
         try:
             handled = handled_ids(self._checkpoint.load())
-            listing: ComplianceList = self._client.account.x_ids()
+            listing: ComplianceList = self._client._request(_endpoints.account_x_ids())
             pending = to_delete(listing, handled)
             deleted: list[str] = []
             for post_id in pending:
@@ -270,7 +250,7 @@ class AsyncComplianceSweeper(_SweeperBase):
     may be a coroutine function; checkpoint I/O runs in a worker thread (a
     ``MemoryCheckpoint``'s in place)."""
 
-    def __init__(self, client: AsyncComplianceClient, *, delete: Callable[[str], Any], checkpoint: Optional[Checkpoint] = None,
+    def __init__(self, client: AsyncAPIClient, *, delete: Callable[[str], object], checkpoint: Optional[Checkpoint] = None,
                  every: Union[float, timedelta, None] = None,
                  sleep: Optional[Callable[[float], Awaitable[None]]] = None) -> None:
         super().__init__(client, delete, checkpoint, every)
@@ -302,7 +282,7 @@ class AsyncComplianceSweeper(_SweeperBase):
         await self._io(hold, self._checkpoint)
         try:
             handled = handled_ids(await self._io(self._checkpoint.load))
-            listing: ComplianceList = await self._client.account.x_ids()
+            listing: ComplianceList = await self._client._request(_endpoints.account_x_ids())
             pending = to_delete(listing, handled)
             deleted: list[str] = []
             for post_id in pending:
