@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field
-from pydantic_core import SchemaValidator
 
 from .._errors import PaginationError
 from ._base import OpenVocabulary, SportsPostsModel, UTCDateTime
@@ -170,29 +169,33 @@ class Post(SportsPostsModel):
     model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True)
 
     def model_post_init(self, context: Any, /) -> None:
-        # A post validated on its own (or inside a caller's model) fills its author forms
-        # here; the posts of a page are filled by the page, in one loop.
-        _fill_author(self.__dict__)
+        # Wherever the post is validated (alone, in a page, inside a caller's model): the
+        # usual post carries both forms, and costs one check here.
+        fields = self.__dict__
+        if fields["author"] is None or fields["author_username"] is None:
+            _fill_author(fields)
 
 
 def _fill_author(fields: dict[str, Any]) -> None:
     """Fill whichever author form the service left out from the one it sent.
 
-    Not a validator: a "before" validator would make pydantic build the whole JSON as
-    Python objects first, which slows every page. The ``Author`` of a flat post is built
-    by pydantic-core from the validated username, not by ``model_construct``, which runs
-    in Python (docs/performance.md has the figures).
+    Called from ``Post.model_post_init`` (pydantic's public hook), not a validator: a
+    "before" validator would make pydantic build the whole JSON as Python objects first,
+    and an "after" one costs more per post than the hook. Aliases
+    (``AliasChoices``/``AliasPath``) would keep it all in pydantic-core but took a page's
+    parse from 1.02x to 1.26x the plain models, and cannot take the other form when the
+    service sends ``null`` for one (docs/performance.md has the figures). The ``Author``
+    of a flat post is validated from the username (``model_validate``), so it is the
+    ``Author`` a nested ``{"username": ...}`` makes.
     """
     author = fields["author"]
     if author is None:
         username = fields["author_username"]
         if username is not None:
-            fields["author"] = _author_of({"username": username})
+            fields["author"] = Author.model_validate({"username": username})
     elif fields["author_username"] is None:
         fields["author_username"] = author.username
 
-
-_author_of = Author.__pydantic_validator__.validate_python
 
 
 class Pagination(SportsPostsModel):
@@ -221,12 +224,6 @@ class PostsResponse(SportsPostsModel):
     items: list[Post]
     """The posts of this page."""
 
-    def model_post_init(self, context: Any, /) -> None:
-        for post in self.items:
-            fields = post.__dict__
-            if fields["author"] is None or fields["author_username"] is None:
-                _fill_author(fields)
-
     def check_follows(self, previous: PostsResponse) -> None:
         """Raise ``PaginationError`` unless this page, asked for as the one after
         ``previous``, moves on: a page number that does not grow, or the very same posts
@@ -246,48 +243,3 @@ class PostsResponse(SportsPostsModel):
                 page=asked,
             )
 
-
-def _without_post_init(schema: Any, cls: type) -> Any:
-    """A copy of ``schema`` in which the model schema of ``cls`` has no post-init hook, or
-    ``None`` when no such schema is found (a pydantic that lays schemas out otherwise)."""
-    if isinstance(schema, dict):
-        if schema.get("type") == "model" and schema.get("cls") is cls and "post_init" in schema:
-            return {key: value for key, value in schema.items() if key != "post_init"}
-        for key, value in schema.items():
-            replaced = _without_post_init(value, cls)
-            if replaced is not None:
-                return {**schema, key: replaced}
-    elif isinstance(schema, list):
-        for index, value in enumerate(schema):
-            replaced = _without_post_init(value, cls)
-            if replaced is not None:
-                return [*schema[:index], replaced, *schema[index + 1 :]]
-    return None
-
-
-def _page_validator() -> Optional[SchemaValidator]:
-    """The validator of a page whose posts skip ``Post.model_post_init``: the page fills
-    all its posts in one loop instead of a call per post.
-
-    pydantic-core reuses a finished model's own validator wherever that model appears, so
-    both models read as unfinished while this one is built. ``None`` (pydantic's validator
-    stays, each post filling itself) if pydantic lays the schema out otherwise.
-    """
-    schema = _without_post_init(PostsResponse.__pydantic_core_schema__, Post)
-    if schema is None:  # pragma: no cover - another pydantic's layout
-        return None
-    finished = (Post, PostsResponse)
-    for model in finished:
-        model.__pydantic_complete__ = False
-    try:
-        return SchemaValidator(schema, PostsResponse.__pydantic_core_schema__.get("config"))
-    except Exception:  # pragma: no cover - another pydantic-core's rules
-        return None
-    finally:
-        for model in finished:
-            model.__pydantic_complete__ = True
-
-
-_validator = _page_validator()
-if _validator is not None:
-    PostsResponse.__pydantic_validator__ = _validator

@@ -12,18 +12,18 @@ never changes it: respx (which patches httpx only) keeps mocking a default clien
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import http.cookiejar
 import importlib
+import inspect
 import os
 import re
 import ssl
 import threading
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, cast
+from typing import Any, Callable, Generic, Optional, TypeVar, Union, cast
 
 import httpx
 from httpx import (
@@ -41,14 +41,9 @@ from httpx import (
     TimeoutException,
 )
 
-from ._errors import HTTPClientScopeError, ParameterError, SportsPostsError
-from ._scoped import PerLoop, generation
-
-if TYPE_CHECKING:
-    from httpcore import NetworkBackend as _NetworkBackend
-    from httpcore import NetworkStream as _NetworkStream
-else:  # duck-typed at run time: httpcore loads with the first pool, as httpx itself does
-    _NetworkBackend = _NetworkStream = object
+from .._errors import HTTPClientScopeError, ParameterError, SportsPostsError
+from .._scoped import PerLoop, generation
+from .deadline import DeadlineTransport, deadline, deadline_transport, environment_proxies
 
 __all__ = [
     "ENV_VAR",
@@ -180,106 +175,6 @@ def is_timeout(value: object) -> bool:
     return kind.__name__ == "Timeout" and kind.__module__.split(".")[0] in STACKS
 
 
-# A deadline for a whole synchronous request. httpcore gives each socket read its own
-# timeout, so a server trickling its headers a byte at a time under the read timeout
-# would hold a sync request for ever; the streams of the SDK's own pool shrink every
-# connect, read and write to the time left before the deadline of the current request.
-# (The async client needs none of this: one cancel scope covers the whole request.)
-
-_DEADLINE: contextvars.ContextVar[Optional[tuple[float, Callable[[], float]]]] = contextvars.ContextVar(
-    "sports_posts_deadline", default=None
-)
-
-
-class deadline:  # a function to its callers: ``with deadline(at, clock):``
-    """Within this block, the SDK's sync streams finish every step before ``at``.
-
-    A class, not ``contextlib.contextmanager``: it is entered on every call."""
-
-    __slots__ = ("_at", "_token")
-
-    def __init__(self, at: Optional[float], clock: Callable[[], float]) -> None:
-        self._at = None if at is None else (at, clock)
-
-    def __enter__(self) -> None:
-        self._token = _DEADLINE.set(self._at)
-
-    def __exit__(self, *exc_info: object) -> None:
-        _DEADLINE.reset(self._token)
-
-
-def _left(timeout: Optional[float], error: type[Exception]) -> Optional[float]:
-    current = _DEADLINE.get()
-    if current is None:
-        return timeout
-    at, clock = current
-    left = at - clock()
-    if left <= 0:
-        raise error("the request's deadline passed")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(_NetworkStream):
-    """A socket stream whose every step ends by the current request's deadline.
-
-    ``core`` is the stack's httpcore (httpcore or httpcore2): its timeouts are raised, so
-    the stack's own client maps them to its timeout errors."""
-
-    def __init__(self, stream: _NetworkStream, core: ModuleType) -> None:
-        self._stream = stream
-        self._core = core
-
-    def read(self, max_bytes: int, timeout: Optional[float] = None) -> bytes:
-        return self._stream.read(max_bytes, _left(timeout, self._core.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: Optional[float] = None) -> None:
-        self._stream.write(buffer, _left(timeout, self._core.WriteTimeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: Optional[str] = None, timeout: Optional[float] = None
-    ) -> _NetworkStream:
-        return _DeadlineStream(
-            self._stream.start_tls(ssl_context, server_hostname, _left(timeout, self._core.ConnectTimeout)),
-            self._core,
-        )
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
-class _DeadlineBackend(_NetworkBackend):
-    """httpcore's backend with ``_DeadlineStream`` streams."""
-
-    def __init__(self, backend: _NetworkBackend, core: ModuleType) -> None:
-        self._backend = backend
-        self._core = core
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: Optional[float] = None,
-        local_address: Optional[str] = None,
-        socket_options: Optional[Iterable[Any]] = None,
-    ) -> _NetworkStream:
-        stream = self._backend.connect_tcp(
-            host, port, _left(timeout, self._core.ConnectTimeout), local_address, socket_options
-        )
-        return _DeadlineStream(stream, self._core)
-
-    def connect_unix_socket(
-        self, path: str, timeout: Optional[float] = None, socket_options: Optional[Iterable[Any]] = None
-    ) -> _NetworkStream:
-        stream = self._backend.connect_unix_socket(path, _left(timeout, self._core.ConnectTimeout), socket_options)
-        return _DeadlineStream(stream, self._core)
-
-    def sleep(self, seconds: float) -> None:
-        self._backend.sleep(seconds)
-
-
 class NoCookies(http.cookiejar.CookieJar):
     """The cookie jar of the SDK's own pools: it keeps nothing. The service sets no
     cookie, so one in an answer is an echo at best (a server that put the key in a
@@ -332,30 +227,58 @@ def own_pool(kind: type[_Pool], stack: Stack, *, trust_env: bool, verify: Option
     forked child or another event loop); ``options``: the library's own, for a caller's
     ``default_http_client`` (``limits``, ``http2``, ``proxy``...)."""
     return kind(**{
-        "follow_redirects": False, "trust_env": trust_env, "cookies": NoCookies(),
+        **_own_defaults(trust_env),
         "verify": shared_ssl_context(stack, trust_env=trust_env) if verify is None else verify,
         **options,
     })
 
 
-def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Optional[ssl.SSLContext] = None,
-                    **options: Any) -> Client:
+def _own_defaults(trust_env: bool) -> dict[str, Any]:
+    """What every pool of the SDK's own is made with: no redirects followed by the
+    library, no cookies kept, the environment trusted or not."""
+    return {"follow_redirects": False, "trust_env": trust_env, "cookies": NoCookies()}
+
+
+def deadline_client(stack: Stack, *, trust_env: bool = True, verify: Any = None, **options: Any) -> Client:
     """The SDK's own sync pool, whose streams keep ``deadline``.
 
-    The client is built as the library builds one, so the environment's proxies
-    (``HTTPS_PROXY``, ``NO_PROXY``...) and certificates apply (unless ``trust_env`` is off)
-    as they would to the async pool; then the network backend of each of its pools (direct
-    and per proxy) is wrapped in place, as httpx takes none. A pool without that attribute
-    is left plain (each read still has its own timeout).
+    The library's ``Client`` with a transport of the SDK's (``_DeadlineTransport``) for
+    direct requests and one per proxy, mounted as the library mounts its own: the
+    ``proxy=`` given, else (when ``trust_env``) the environment's (``environment_proxies``),
+    then any ``mounts=`` given on top (those transports are used as they were made). The
+    transport options (``verify``, ``cert``, ``http1``, ``http2``, ``limits``) go to the
+    SDK's transports; the rest to the ``Client``. A ``transport=`` given replaces the SDK's:
+    the pool is then the library's own (each read keeps its own timeout).
     """
-    client = own_pool(stack.Client, stack, trust_env=trust_env, verify=verify, **options)
-    transports = [client._transport, *client._mounts.values()]
-    for transport in transports:
-        pool = getattr(transport, "_pool", None)
-        backend = getattr(pool, "_network_backend", None)
-        if isinstance(backend, stack.core.NetworkBackend):
-            pool._network_backend = _DeadlineBackend(backend, stack.core)  # type: ignore[union-attr]
-    return client
+    if "transport" in options:
+        return own_pool(stack.Client, stack, trust_env=trust_env, verify=verify, **options)
+    lib: Any = stack.module
+    cert = options.pop("cert", None)
+    http1, http2 = bool(options.pop("http1", True)), bool(options.pop("http2", False))
+    limits = options.pop("limits", None) or _client_default(stack, "limits")
+    proxy = options.pop("proxy", None)
+    mounts = options.pop("mounts", None) or {}
+    if isinstance(verify, ssl.SSLContext) and cert is None:
+        context = verify
+    elif verify is None and cert is None and not http2:
+        context = shared_ssl_context(stack, trust_env=trust_env)
+    else:  # HTTP/2 sets its protocols on the context: one of its own, not the shared store
+        context = lib.create_ssl_context(verify=True if verify is None else verify, cert=cert, trust_env=trust_env)
+
+    def transport(through: Optional[Any] = None) -> DeadlineTransport:
+        return deadline_transport(stack.module, stack.core, context, limits, through, http1=http1, http2=http2)
+
+    proxies: dict[str, Optional[Any]] = {"all://": proxy} if proxy is not None else (
+        environment_proxies(stack.module) if trust_env else {}
+    )
+    routes: dict[str, Any] = {pattern: None if url is None else transport(url) for pattern, url in proxies.items()}
+    return stack.Client(**{**_own_defaults(trust_env), "transport": transport(), "mounts": {**routes, **mounts},
+                           **options})
+
+
+def _client_default(stack: Stack, name: str) -> Any:
+    """The default the library's ``Client`` documents for the option ``name``."""
+    return inspect.signature(stack.Client).parameters[name].default
 
 
 def default_http_client(**options: Any) -> Client:
@@ -513,16 +436,15 @@ def library_request(
     """``method address?query`` (``?query`` left out when empty): the request the library's
     own ``Request(method, ...)`` makes of it, same URL, headers and body.
 
-    Parsing the URL is most of the cost of building a request (docs/performance.md), and a
-    client sends its calls to a handful of addresses: for a GET (every endpoint of the
-    service) each is parsed once, and a call's ``query`` (``PLAIN_QUERY``, which the parse
-    would leave as it is) is set on a copy of that parse. Any other method, a query that
-    needs escaping, or a library that does not hold its parse that way (``_quick``) gets
-    the whole URL parsed by ``Request()``."""
+    A GET (every endpoint of the service) skips what ``Request()`` does besides parsing
+    the URL: its headers are the caller's plus ``Host``, its body empty; an address without
+    a query is parsed once and kept. Any other method, a query that needs escaping
+    (``PLAIN_QUERY``), or a library whose GET would differ (``_quick``) is built by
+    ``Request()``."""
     module: Any = stack.module
     if method != "GET" or not PLAIN_QUERY.fullmatch(query) or not _quick(stack.name):
         return cast(Request, module.Request(method, _joined(address, query), headers=headers, extensions=extensions))
-    return _get(module, _parsed(stack.name, module, address), query, headers, extensions)
+    return _get(module, address if query else _parsed(stack.name, module, address), query, headers, extensions)
 
 
 def _joined(address: str, query: str) -> str:
@@ -540,12 +462,11 @@ def _parsed(name: str, module: Any, address: str) -> URL:
     return url
 
 
-def _get(module: Any, base: URL, query: str, headers: Headers, extensions: dict[str, Any]) -> Request:
-    """The GET of ``base`` with ``query`` set on a copy of its parse (no checks: see ``_quick``)."""
-    url = base
-    if query:
-        url = module.URL.__new__(module.URL)
-        url._uri_reference = base._uri_reference._replace(query=query)
+def _get(module: Any, base: Union[str, URL], query: str, headers: Headers, extensions: dict[str, Any]) -> Request:
+    """The GET of ``base`` (an address, or its kept parse when ``query`` is empty) with
+    ``query`` (no checks: see ``_quick``). The library's public ``URL`` parses the whole
+    address when a query comes (no URL is patched in place)."""
+    url: URL = module.URL(f"{base}?{query}") if query else cast(URL, base)
     # What Request() adds before the caller's headers: Host (a GET has no Content-Length).
     own_host = "host" in headers or not url.host
     raw = headers.raw if own_host else [(b"Host", url.netloc), *headers.raw]
@@ -557,9 +478,9 @@ def _get(module: Any, base: URL, query: str, headers: Headers, extensions: dict[
 
 @functools.cache
 def _quick(name: str) -> bool:
-    """Whether ``name``'s URL keeps its parse as a named tuple whose query can be replaced,
-    and a GET built by ``_get`` equals the library's own on probes (checked once a library,
-    so that a release that changes either falls back to the full parse, never to a wrong URL)."""
+    """Whether a GET built by ``_get`` equals the library's own ``Request()`` on probes
+    (checked once a library, so that a release whose requests carry more falls back to
+    ``Request()``, never to a different request)."""
     module: Any = importlib.import_module(name)
     probes = [("https://api.example.test:8443/v1/posts", "leagues=NFL%2CNBA&limit=100&since_id=a.b~c-d_e&q=a+b%C3%A9"),
               ("http://127.0.0.1:8000/v1/ids", ""), ("https://xn--bcher-kva.example/base/v1/posts", "page=2")]
