@@ -2,15 +2,13 @@
 the client by libpq, its message sent and read on the libpq connection in the caller's task.
 Every value comes back as it was put, on every deployment and with either setting of
 ``standard_conforming_strings``; a failure is the store's typed error; a cancelled call
-returns at once while its statement runs on and gives its connection back; a frozen server
-ends the call at its bound."""
+returns at once while its statement runs on and gives its connection back (a frozen server
+ending an async put at its bound: tests/stores/test_store_faults.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -19,8 +17,6 @@ import pytest
 from sports_posts._stores import StoreError
 from sports_posts._stores.quoted import Quoted, Template
 from sports_posts.webhooks import PostgresInbox
-from tests.stores.bounded import bounded
-from tests.stores.pg_process import PostgresProcess
 
 pytestmark = pytest.mark.postgres
 
@@ -303,38 +299,3 @@ def test_a_cancelled_put_whose_loop_ends_leaves_no_task_behind(pg: str, caplog: 
     assert inbox.put("after", b"x") is True  # the store works on (a sync pool of its own)
     inbox.close()
     assert _stored(pg)["ended"] == (b"theirs", None)
-
-
-@pytest.fixture(scope="module")
-def frozen() -> Iterator[PostgresProcess]:
-    server = PostgresProcess()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-def test_a_frozen_server_ends_a_put_at_its_statement_timeout(frozen: PostgresProcess) -> None:
-    inbox = PostgresInbox(frozen.url, connect_timeout=2.0, statement_timeout=0.5)
-
-    async def put(key: str) -> bool:
-        return await inbox.aput(key, b"x")
-
-    async def scenario() -> tuple[Any, bool]:
-        assert await put(uuid.uuid4().hex)
-        frozen.freeze()
-        try:
-            outcome: Any = await put(uuid.uuid4().hex)
-        except StoreError as exc:
-            outcome = exc
-        finally:
-            frozen.thaw()
-        after = await put(uuid.uuid4().hex)  # the ended connection was discarded and replaced
-        await inbox.aclose()
-        return outcome, after
-
-    outcome, after = bounded(lambda: asyncio.run(scenario()))
-    assert isinstance(outcome, StoreError), outcome
-    assert "within the call's bound of 0.5 s (statement_timeout)" in str(outcome) and outcome.code == "57014"
-    assert after is True
