@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Optional
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
@@ -36,6 +36,7 @@ __all__ = [
     "redact_url",
     "scrub",
     "store_kind",
+    "store_repr",
     "translated",
 ]
 
@@ -245,6 +246,16 @@ SCHEMES: dict[str, tuple[str, ...]] = {
     "sqlite": ("sqlite", "file"),
 }
 """Every store URL scheme, by engine: the one table the stores and the command line read."""
+
+
+def store_repr(url: Optional[str], where: Callable[[], str], scheme: str) -> str:
+    """A store's repr: its URL, password redacted (``'redis://:***@host:port/0'``), else
+    ``where()`` (host, port and database of the client or pool it was given), as a URL of
+    ``scheme`` unless it is a ``<placeholder>``; never a password."""
+    if url is not None:
+        return repr(redact_url(url))
+    place = where()
+    return repr(place if place.startswith("<") else f"{scheme}://{place}")
 
 
 def store_kind(target: str) -> str:

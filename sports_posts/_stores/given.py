@@ -8,7 +8,10 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any, Optional
 
-__all__ = ["aon_given", "on_given"]
+from .._errors import ParameterError
+from .errors import import_driver
+
+__all__ = ["aon_given", "check_in_transaction", "on_given"]
 
 Statement = tuple[str, Optional[Any]]
 Result = tuple[int, list[tuple[Any, ...]]]
@@ -40,3 +43,17 @@ async def _aexecute_given(cur: Any, statements: Sequence[Statement]) -> list[Res
         await cur.execute(sql, params, prepare=False)
         results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
+
+
+def check_in_transaction(owner: str, conn: Any) -> None:
+    """A claim outside a transaction would commit alone, and the exactly-once promise with it.
+
+    Inside ``with conn.transaction():``, or on a connection not in autocommit mode (its
+    first statement opens the transaction that the caller commits), the claim is theirs.
+    """
+    psycopg = import_driver("psycopg", owner)
+    if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        raise ParameterError(
+            "claim_in needs the connection inside your transaction (with conn.transaction(): ...)",
+            parameter="connection",
+        )

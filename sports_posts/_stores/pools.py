@@ -8,18 +8,20 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import inspect
 import os
 import select
 import threading
 import time
 import weakref
+from collections.abc import Awaitable, Coroutine, Iterator
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from .errors import missing_extra
 
-__all__ = ["Attempts", "alend", "arecording", "lend", "close_at_exit", "close_with_the_loop", "consume", "host_count",
-           "pool_module", "quiet", "recording"]
+__all__ = ["Attempts", "alend", "lend", "close_at_exit", "close_with_the_loop", "consume", "host_count", "pool_module",
+           "quiet", "recording", "run_on"]
 
 
 _LEND_SLICE = 0.05
@@ -99,37 +101,36 @@ async def alend(pool: Any, wait: float, attempts: Attempts, refused: Callable[[B
 
 
 def recording(base: Any, record: Callable[[Optional[BaseException]], None]) -> Any:
-    """``base`` (``psycopg.Connection``) whose connection attempts, made by the pool in its own
-    threads, are told to ``record``: the error of a failed one (a call waiting for the pool
-    then ends at once, saying why), ``None`` for one that succeeded."""
+    """``base`` (``psycopg.Connection`` or ``AsyncConnection``) whose connection attempts,
+    made by the pool in its own threads or tasks, are told to ``record``: the error of a
+    failed one (a call waiting for the pool then ends at once, saying why), ``None`` for one
+    that succeeded."""
+    asynchronous = inspect.iscoroutinefunction(base.connect)
 
     class Recording(base):  # type: ignore[misc]
         @classmethod
         def connect(cls, *args: Any, **kwargs: Any) -> Any:
-            try:
-                conn = super().connect(*args, **kwargs)
-            except Exception as exc:
-                record(exc)
-                raise
-            record(None)
-            return conn
+            if asynchronous:
+                return _arecorded(super().connect(*args, **kwargs), record)
+            with _recorded(record):
+                return super().connect(*args, **kwargs)
 
     return Recording
 
 
-def arecording(base: Any, record: Callable[[Optional[BaseException]], None]) -> Any:
-    class Recording(base):  # type: ignore[misc]
-        @classmethod
-        async def connect(cls, *args: Any, **kwargs: Any) -> Any:
-            try:
-                conn = await super().connect(*args, **kwargs)
-            except Exception as exc:
-                record(exc)
-                raise
-            record(None)
-            return conn
+@contextlib.contextmanager
+def _recorded(record: Callable[[Optional[BaseException]], None]) -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        record(exc)
+        raise
+    record(None)
 
-    return Recording
+
+async def _arecorded(connecting: Awaitable[Any], record: Callable[[Optional[BaseException]], None]) -> Any:
+    with _recorded(record):
+        return await connecting
 
 
 async def close_with_the_loop(pool: Any) -> None:
@@ -145,6 +146,23 @@ def consume(task: asyncio.Future[Any]) -> None:
     """Read the end of a call whose caller was cancelled: nothing left unretrieved."""
     if not task.cancelled():
         task.exception()
+
+
+_RUNNING_ON: set[asyncio.Future[Any]] = set()
+"""The tasks of ``run_on`` still running: held here, as the event loop holds a task weakly."""
+
+
+def run_on(call: Coroutine[Any, Any, Any]) -> None:
+    """The rest of a call whose caller was cancelled, in a task of its own: its end is read
+    (``consume``) and never raised anywhere."""
+    task = asyncio.ensure_future(call)
+    _RUNNING_ON.add(task)
+    task.add_done_callback(_ran_on)
+
+
+def _ran_on(task: asyncio.Future[Any]) -> None:
+    _RUNNING_ON.discard(task)
+    consume(task)
 
 
 def pool_module(owner: str) -> Any:

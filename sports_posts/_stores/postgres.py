@@ -54,8 +54,8 @@ from .errors import (
     import_driver,
     pooler_cannot_reach_server,
     pooler_unreachable,
-    redact_url,
     scrub,
+    store_repr,
     translated,
 )
 from .given import aon_given as _aon_given
@@ -63,7 +63,6 @@ from .given import on_given as _on_given
 from .pools import (
     Attempts,
     alend,
-    arecording,
     close_at_exit,
     close_with_the_loop,
     consume,
@@ -72,7 +71,9 @@ from .pools import (
     pool_module,
     quiet,
     recording,
+    run_on,
 )
+from .quoted import Quoted, areply
 from .watchdog import Watched
 
 if TYPE_CHECKING:
@@ -213,10 +214,7 @@ class Postgres:
     def __repr__(self) -> str:
         """The store as its URL, password redacted (``'postgresql://:***@host:port/0'``): every
         store's repr shows it so, as the first argument it was made with."""
-        if self.url is not None:
-            return repr(redact_url(self.url))
-        where = self.where()
-        return repr(where if where.startswith("<") else f"postgresql://{where}")
+        return store_repr(self.url, self.where, "postgresql")
 
     @property
     def connect_bound(self) -> float:
@@ -307,10 +305,14 @@ class Postgres:
                 self._settings_of[bound] = settings
         return settings
 
-    def wire(self, cur: Any, statements: Sequence[Statement], bound: Optional[float] = None) -> str:
+    def wire(self, cur: Any, statements: Sequence[Statement], bound: Optional[float] = None) -> Union[str, bytes]:
         """The one message a call sends: its settings, then each statement with its values
-        bound by ``cur`` (a ``psycopg.ClientCursor``); the benchmark's raw driver sends it too."""
+        bound by ``cur`` (a ``psycopg.ClientCursor``; a ``Quoted`` statement's by libpq's
+        escaping); the benchmark's raw driver sends it too."""
         parts = [*self._settings(self.statement_timeout if bound is None else bound)]
+        if isinstance(statements, Quoted):
+            head = ";\n".join([*parts, ""]).encode()
+            return statements.template.render(cur.connection, statements.values, head)
         for sql, params in statements:
             parts.append(sql if params is None else cur.mogrify(sql, params))
         return ";\n".join(parts)
@@ -434,7 +436,7 @@ class Postgres:
     def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
         pools = pool_module(self.owner)
         pool = pools.AsyncConnectionPool(
-            self.url, connection_class=arecording(self._driver.AsyncConnection, self._attempts.record),
+            self.url, connection_class=recording(self._driver.AsyncConnection, self._attempts.record),
             open=False,
             check=self._acheck, num_workers=2,
             **self._pool_args(self._driver.AsyncClientCursor),
@@ -464,7 +466,8 @@ class Postgres:
             kind = "a sync pool" if self._given_pool is not None else "a sync connection"
             raise ParameterError(f"{self.owner} was given {kind}: use its sync methods", parameter="url")
         pool = self._apools.get()[0]
-        await pool.open()  # once; a no-op on an open pool
+        if pool.closed:  # not opened yet (open() on an open pool costs a lock per call)
+            await pool.open()
         return pool
 
     async def arun(self, statements: Sequence[Statement], *, connection: Any = None) -> list[Result]:
@@ -484,6 +487,8 @@ class Postgres:
             if not self._migrated:
                 await self._ashielded(pool, _migration())
                 self._migrated = True
+            if isinstance(statements, Quoted):
+                return [(await self._aquoted(pool, statements), [])]
             return await self._ashielded(pool, statements)
 
     async def _ashielded(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
@@ -497,6 +502,22 @@ class Postgres:
         except asyncio.CancelledError:
             task.add_done_callback(consume)
             raise
+
+    async def _aquoted(self, pool: Any, quoted: Quoted, in_task: bool = False) -> int:
+        """A ``Quoted`` statement's rowcount, in the caller's own task (no task, no shield: the
+        caller wakes once, on the reply). Cancelled while it waits for a connection or for
+        the reply, the call returns at once and the rest runs on in a task (``run_on``), as
+        ``_ashielded``'s does."""
+        _WAIT_ENDS.set(time.monotonic() + self._wait_bound)
+        try:
+            conn = await alend(pool, self._wait_bound, self._attempts, self._refused,
+                               lambda: self._no_slot(pool, self._wait_bound))
+        except asyncio.CancelledError:
+            if not in_task:
+                run_on(self._aquoted(pool, quoted, True))
+            raise
+        head = ";\n".join([*self._settings(self.statement_timeout), ""]).encode()
+        return await areply(self, pool, conn, quoted, head, in_task)
 
     async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
         bound = self.statement_timeout
@@ -570,17 +591,3 @@ async def _aresults(cur: Any, settings: int, statements: int) -> list[Result]:
             cur.nextset()
         results.append((cur.rowcount, await cur.fetchall() if cur.description else []))
     return results
-
-
-def check_in_transaction(owner: str, conn: Any) -> None:
-    """A claim outside a transaction would commit alone, and the exactly-once promise with it.
-
-    Inside ``with conn.transaction():``, or on a connection not in autocommit mode (its
-    first statement opens the transaction that the caller commits), the claim is theirs.
-    """
-    psycopg = import_driver("psycopg", owner)
-    if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
-        raise ParameterError(
-            "claim_in needs the connection inside your transaction (with conn.transaction(): ...)",
-            parameter="connection",
-        )

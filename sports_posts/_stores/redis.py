@@ -46,6 +46,7 @@ from .errors import (
     import_driver,
     redact_url,
     scrub,
+    store_repr,
     translated,
 )
 from .redis_sentinel import sentinel_url
@@ -241,10 +242,7 @@ class Redis:
     def __repr__(self) -> str:
         """The store as its URL, password redacted (``'redis://:***@host:port/0'``): every
         store's repr shows it so, as the first argument it was made with."""
-        if self.url is not None:
-            return repr(redact_url(self.url))
-        where = self.where()
-        return repr(where if where.startswith("<") else f"redis://{where}")
+        return store_repr(self.url, self.where, "redis")
 
     def where(self) -> str:
         """Host, port and db for a repr (a Sentinel's service, a cluster's node): never a password."""

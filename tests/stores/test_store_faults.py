@@ -5,6 +5,7 @@ and a frozen or killed client holds no one else up."""
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import os
 import signal
@@ -393,3 +394,29 @@ def test_a_frozen_postgres_ends_a_call_on_a_pooled_connection_at_its_statement_t
     assert outcome.code == "57014"
     assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
     inbox.close()
+
+
+def test_a_frozen_postgres_ends_an_async_put_at_its_statement_timeout(pg: PostgresProcess) -> None:
+    # aput reads its answer on the libpq connection itself (_stores/quoted.py): the same watchdog
+    inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
+
+    async def put(key: str) -> bool:
+        return await inbox.aput(key, b"x")
+
+    async def scenario() -> tuple[Any, bool]:
+        assert await put(uuid.uuid4().hex)
+        pg.freeze()
+        try:
+            outcome: Any = await put(uuid.uuid4().hex)
+        except StoreError as exc:
+            outcome = exc
+        finally:
+            pg.thaw()
+        after = await put(uuid.uuid4().hex)  # the ended connection was discarded and replaced
+        await inbox.aclose()
+        return outcome, after
+
+    outcome, after = bounded(lambda: asyncio.run(scenario()))
+    assert isinstance(outcome, StoreError), outcome
+    assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
+    assert outcome.code == "57014" and after is True

@@ -11,7 +11,8 @@ import logging
 import threading
 from typing import Any, Optional
 
-from ..._stores.postgres import NOW, PostgresTarget, Result, Statement, check_in_transaction
+from ..._stores.given import check_in_transaction
+from ..._stores.postgres import NOW, PostgresTarget, Result, Statement
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,

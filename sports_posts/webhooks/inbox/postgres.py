@@ -14,15 +14,9 @@ from typing import Any, Optional
 from ... import _utils
 from ..._errors import ParameterError
 from ..._stores.postgres import NOW, PostgresTarget, Result, Statement
-from .._store import (
-    DEFAULT_LEASE,
-    DEFAULT_TTL,
-    InboxPolicy,
-    PostgresClock,
-    PostgresStore,
-    check_body,
-    check_key,
-)
+from ..._stores.quoted import Quoted, Template
+from .. import _store
+from .._store import DEFAULT_LEASE, DEFAULT_TTL, InboxPolicy, PostgresStore, check_body, check_key
 from ._entry import DEFAULT_BACKOFF, InboxEntry, InProgress, holder_of, lease_token
 
 __all__ = ["PostgresInbox"]
@@ -30,6 +24,12 @@ __all__ = ["PostgresInbox"]
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
 
 _ENTRY_COLUMNS = "key, body, delivery_id, attempts, state, last_error, token"
+
+_PUT = Template(
+    "INSERT INTO sports_posts_inbox (key, body, delivery_id, state, due_at, received_at)"
+    f" VALUES (%(key)s, %(body)s, %(delivery)s, 'pending', {NOW}, {NOW})"
+    " ON CONFLICT (key) DO NOTHING"
+)
 
 
 def _entries(rows: Sequence[tuple[Any, ...]]) -> list[InboxEntry]:
@@ -46,20 +46,11 @@ class PostgresInbox(PostgresStore, InboxPolicy):
     say) goes ``dead`` instead of looping forever.
     """
 
-    def __init__(
-        self,
-        url_or_connection: PostgresTarget,
-        *,
-        max_attempts: int = 10,
-        backoff: Sequence[float] = DEFAULT_BACKOFF,
-        lease: float = DEFAULT_LEASE,
-        retention: float = DEFAULT_TTL,
-        clock: PostgresClock = None,
-        connect_timeout: float = 10.0,
-        statement_timeout: float = 30.0,
-        auto_migrate: bool = True,
-        pool_size: Optional[int] = None,
-    ) -> None:
+    def __init__(self, url_or_connection: PostgresTarget, *, max_attempts: int = 10,
+                 backoff: Sequence[float] = DEFAULT_BACKOFF, lease: float = DEFAULT_LEASE,
+                 retention: float = DEFAULT_TTL, clock: _store.PostgresClock = None,
+                 connect_timeout: float = 10.0, statement_timeout: float = 30.0, auto_migrate: bool = True,
+                 pool_size: Optional[int] = None) -> None:
         self._set_policy(max_attempts, backoff, retention, lease)
         super().__init__(url_or_connection, clock=clock, connect_timeout=connect_timeout,
                          statement_timeout=statement_timeout, auto_migrate=auto_migrate,
@@ -70,13 +61,10 @@ class PostgresInbox(PostgresStore, InboxPolicy):
 
     # -- statements and their meaning (shared by sync and async) ------------------------
 
-    def _put_sql(self, key: str, body: bytes, delivery_id: Optional[str]) -> list[Statement]:
-        return [(
-            "INSERT INTO sports_posts_inbox (key, body, delivery_id, state, due_at, received_at)"
-            f" VALUES (%(key)s, %(body)s, %(delivery)s, 'pending', {NOW}, {NOW})"
-            " ON CONFLICT (key) DO NOTHING",
-            {"key": check_key(key), "body": check_body(body), "delivery": delivery_id, "now": self._now()},
-        )]
+    def _put_sql(self, key: str, body: bytes, delivery_id: Optional[str]) -> Quoted:
+        # Quoted: one statement whose rowcount alone counts, its values quoted by libpq
+        return Quoted(_PUT, {"key": check_key(key), "body": check_body(body), "delivery": delivery_id,
+                             "now": self._now()})
 
     def _take_sql(self, limit: int) -> list[Statement]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
