@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Callable
 
@@ -85,7 +86,7 @@ def _postgres(url: str, ratio: Callable[..., None], where: str = "") -> None:
     raw = psycopg.connect(url, autocommit=True, prepare_threshold=None, cursor_factory=psycopg.ClientCursor)
     ids = itertools.count()
 
-    def raw_run(statements: list[tuple[str, Any]]) -> list[Any]:
+    def raw_run(statements: Sequence[tuple[str, Any]]) -> list[Any]:
         with raw.cursor() as cur:
             cur.execute(store._db.wire(cur, statements))
             for _ in store._db._settings(store._db.statement_timeout):

@@ -27,7 +27,7 @@ from .conftest import API_KEY
 
 def _context(client: Any) -> ssl.SSLContext:
     """The SSLContext a sync client's own pool connects with (or that of an async one's pool)."""
-    pool = client._pool() if isinstance(client, sp.SportsPosts) else client
+    pool: Any = client._pool() if isinstance(client, sp.SportsPosts) else client
     context = pool._transport._pool._ssl_context
     assert isinstance(context, ssl.SSLContext)
     return context
