@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..._stores.given import check_in_transaction
 from ..._stores.postgres import NOW, PostgresTarget, Result, Statement
@@ -23,6 +23,9 @@ from .._store import (
     check_key,
     check_ttl_and_lease,
 )
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = ["PostgresDedupeStore"]
 
@@ -179,7 +182,7 @@ class PostgresDedupeStore(PostgresStore):
             return ClaimStatus(key, "done", float(effects[0][0]))
         return ClaimStatus(key, "none")
 
-    def claim_in(self, connection: Any, key: str) -> bool:
+    def claim_in(self, connection: psycopg.Connection[Any], key: str) -> bool:
         """Claim ``key`` inside your open transaction on ``connection``: true the first time.
 
         Do your writes after a true answer, in the same transaction. If it commits, ``key``
@@ -209,7 +212,7 @@ class PostgresDedupeStore(PostgresStore):
         """``is_complete`` on an async connection."""
         return bool((await self._db.arun(self._is_complete_sql(key)))[0][1])
 
-    async def aclaim_in(self, connection: Any, key: str) -> bool:
+    async def aclaim_in(self, connection: psycopg.AsyncConnection[Any], key: str) -> bool:
         """``claim_in`` inside your transaction on a ``psycopg.AsyncConnection``."""
         check_in_transaction(type(self).__name__, connection)
         return bool((await self._db.arun(self._claim_in_statements(key), connection=connection))[-1][1])
