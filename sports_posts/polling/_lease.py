@@ -178,7 +178,7 @@ class Lease:
         connect_timeout: float = 2.0, statement_timeout: float = 2.0,
     ) -> None:
         # ``key`` is the checkpoint's key: one lease per feed, as one checkpoint per feed.
-        self.key = checked_key(key, "Lease", functools.partial(ParameterError, parameter="key"))
+        self.key: str = checked_key(key, "Lease", functools.partial(ParameterError, parameter="key"))
         if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0.1 <= ttl <= 86400:
             raise ParameterError(f"Lease: ttl must be seconds between 0.1 and 86400, got {ttl!r}", parameter="ttl")
         self.ttl: float = float(ttl)

@@ -335,7 +335,7 @@ class RedisCheckpoint:
         self, url_or_client: RedisTarget, *, key: str = FEED_KEY,
         connect_timeout: float = 5.0, statement_timeout: float = 5.0,
     ) -> None:
-        self.key = checked_key(key, "RedisCheckpoint", CheckpointError)
+        self.key: str = checked_key(key, "RedisCheckpoint", CheckpointError)
         from .._stores import runner_for
 
         if not isinstance(url_or_client, str) and type(url_or_client).__module__.startswith("psycopg"):
@@ -437,7 +437,7 @@ class PostgresCheckpoint:
         self, url_or_connection: PostgresTarget, *, key: str = FEED_KEY,
         connect_timeout: float = 2.0, statement_timeout: float = 2.0, pool_size: Optional[int] = None,
     ) -> None:
-        self.key = checked_key(key, "PostgresCheckpoint", CheckpointError)
+        self.key: str = checked_key(key, "PostgresCheckpoint", CheckpointError)
         from .._stores import CoordinationError
         from .._stores.postgres import Postgres
 

@@ -66,8 +66,9 @@ def _news_data(
     """A news event's data object: its post's id, url and text, ``fields`` in their order,
     then the alt sources; an empty ``event_id`` gets a fresh one, drawn after the alt
     sources so that a seeded world gives the same events."""
-    alts = (_alt_sources(rng, post, alt_sources, world.sync()) if isinstance(alt_sources, int)
-            else list(alt_sources))
+    alts: list[Mapping[str, object]] = (
+        [*_alt_sources(rng, post, alt_sources, world.sync())] if isinstance(alt_sources, int) else list(alt_sources)
+    )
     if not fields["event_id"]:
         fields["event_id"] = f"evt_{rng.getrandbits(96):024x}"
     return {"id": post.id, "post_url": post.post_url, "text": post.text, **fields, "alt_sources": alts}
