@@ -344,14 +344,13 @@ def translated(
 
 
 # What PgBouncer answers when its server is gone (a failover it cannot follow by itself).
-_POOLER_LOST = ("server login has been failing", "pgbouncer cannot connect to server",
-                "no more connections allowed (max_client_conn)")
+_POOLER_LOST = ("server login has been failing", "pgbouncer cannot connect to server")
 
 
 def pooler_cannot_reach_server(text: str) -> bool:
     """Whether a driver's error is a pooler saying it cannot reach its PostgreSQL server."""
     lowered = text.lower()
-    return any(sign in lowered for sign in _POOLER_LOST[:2])
+    return any(sign in lowered for sign in _POOLER_LOST)
 
 
 def pooler_unreachable(message: str, error: type[StoreError], code: Optional[str]) -> StoreError:
