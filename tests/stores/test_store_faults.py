@@ -365,17 +365,8 @@ def test_a_frozen_postgres_ends_a_call_on_an_open_connection_at_its_statement_ti
     from psycopg_pool import ConnectionPool
 
     with ConnectionPool(pg.url, min_size=1, max_size=1, open=True, kwargs={"autocommit": True}) as given:
-        inbox = PostgresInbox(given, connect_timeout=2.0, statement_timeout=BOUND)
-        inbox.counts()
-        pg.freeze()
-        try:
-            outcome = bounded(inbox.counts)
-        finally:
-            pg.thaw()
-        assert isinstance(outcome, StoreError), outcome
-        assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
-        assert outcome.code == "57014"
-        assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
+        _counts_on_a_frozen_server_end_at_the_statement_timeout(
+            pg, PostgresInbox(given, connect_timeout=2.0, statement_timeout=BOUND))
         assert not given.closed, "the customer's pool stays open"
 
 
@@ -383,6 +374,13 @@ def test_a_frozen_postgres_ends_a_call_on_a_pooled_connection_at_its_statement_t
     pg: PostgresProcess,
 ) -> None:
     inbox = PostgresInbox(pg.url, connect_timeout=2.0, statement_timeout=BOUND)
+    _counts_on_a_frozen_server_end_at_the_statement_timeout(pg, inbox)
+    inbox.close()
+
+
+def _counts_on_a_frozen_server_end_at_the_statement_timeout(pg: PostgresProcess, inbox: PostgresInbox) -> None:
+    """A call on a pooled connection of a server frozen under it ends at its statement_timeout
+    (SQLSTATE 57014); the ended connection is discarded and the next call gets a new one."""
     inbox.counts()  # the pool holds an open connection, lent at once (the server said nothing to it)
     pg.freeze()
     try:
@@ -393,7 +391,6 @@ def test_a_frozen_postgres_ends_a_call_on_a_pooled_connection_at_its_statement_t
     assert f"within the call's bound of {BOUND:g} s (statement_timeout)" in str(outcome), outcome
     assert outcome.code == "57014"
     assert inbox.counts()["dead"] == 0  # the ended connection was discarded and replaced
-    inbox.close()
 
 
 def test_a_frozen_postgres_ends_an_async_put_at_its_statement_timeout(pg: PostgresProcess) -> None:
