@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Awaitable, Generator, Mapping
 from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, TypeVar, Union, cast
@@ -87,16 +87,9 @@ def _on_asyncio() -> bool:
     return True
 
 
-def _sleep(seconds: float) -> Outcome:
-    """Sleep between retries, then answer the flow with nothing (tests patch this; the
-    suite never sleeps for real)."""
-    time.sleep(seconds)
-    return None
-
-
-async def _async_sleep(seconds: float) -> Outcome:
-    """Sleep between retries on whichever loop runs the call (asyncio, or trio through
-    anyio), then answer the flow with nothing."""
+async def _sleep_on_the_running_loop(seconds: float) -> None:
+    """The async clients' real wait between retries, on whichever loop runs the call
+    (asyncio, or trio through anyio)."""
     if _on_asyncio():
         import asyncio  # only async callers pay for importing it
 
@@ -105,12 +98,14 @@ async def _async_sleep(seconds: float) -> Outcome:
         import anyio
 
         await anyio.sleep(seconds)
-    return None
 
 
 H = TypeVar("H", Client, AsyncClient)
+S = TypeVar("S", Callable[[float], None], Callable[[float], Awaitable[None]])
+"""What a client waits between retries with: a function (sync) or a coroutine function (async)."""
 
-class _ClientBase(Generic[H]):
+
+class _ClientBase(Generic[H, S]):
     """Settings, the pool and the call counter, shared by both clients; no I/O."""
 
     _config: ClientConfig
@@ -137,13 +132,14 @@ class _ClientBase(Generic[H]):
         allow_insecure_http: bool = False,
         budget: Optional[CallBudget] = None,
         on_retry: Optional[Callable[[RetryEvent], None]] = None,
+        sleep: Optional[S] = None,
     ) -> None:
         stack = default_stack() if http_client is None else stack_of(http_client)
         self._config = ClientConfig.resolve(
             api_key=api_key, base_url=base_url, auth_scheme=auth_scheme, timeout=timeout,
             max_retries=max_retries, default_headers=default_headers, total_timeout=total_timeout,
             max_response_bytes=max_response_bytes, allow_insecure_http=allow_insecure_http,
-            stack=stack, on_retry=on_retry,
+            stack=stack, on_retry=on_retry, sleep=sleep,
         )
         if budget is not None:
             from ._budget import CallBudget  # loaded only by the clients that draw from one
@@ -191,12 +187,13 @@ class _ClientBase(Generic[H]):
         total_timeout: Optional[float] = UNSET,
         max_response_bytes: int = UNSET,
         on_retry: Optional[Callable[[RetryEvent], None]] = UNSET,
+        sleep: Optional[S] = UNSET,
     ) -> Self:
         """A client with other bounds that shares this one's pool and call counter;
         closing the copy leaves the pool open."""
         config = self._config.with_options(
             timeout=timeout, max_retries=max_retries, total_timeout=total_timeout,
-            max_response_bytes=max_response_bytes, on_retry=on_retry,
+            max_response_bytes=max_response_bytes, on_retry=on_retry, sleep=sleep,
         )
         return self._copy(config, raw=self._raw)
 
@@ -254,7 +251,7 @@ class _ClientBase(Generic[H]):
 
 
 
-class SyncAPIClient(_ClientBase[Client]):
+class SyncAPIClient(_ClientBase[Client, Callable[[float], None]]):
     """The sync shell: this process's pool, and the driver that sends a call's requests."""
 
     _http_kind = "Client"
@@ -342,13 +339,19 @@ class SyncAPIClient(_ClientBase[Client]):
         return response
 
     def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
-        """Make a call: send what its flow asks for, sleep its waits, return its answer."""
+        """Make a call: send what its flow asks for, wait its waits with the client's ``sleep``,
+        return its answer."""
         http = self._pool()
         flow, budget = self._begin(call, http)
+        sleep = self._config.sleep or time.sleep
         step = advance(flow, None)
         try:
             while not isinstance(step, Done):  # a wait is answered with nothing, a request with its outcome
-                step = advance(flow, _sleep(step) if isinstance(step, float) else self._send(step, budget, http))
+                if isinstance(step, float):
+                    sleep(step)
+                    step = advance(flow, None)
+                else:
+                    step = advance(flow, self._send(step, budget, http))
         except BaseException as exc:  # an interrupt or a refusal: its span ends before it is raised
             interrupted(flow, exc)
             raise
@@ -363,7 +366,7 @@ class SyncAPIClient(_ClientBase[Client]):
         return self._shape(*self._exchange(call), into)
 
 
-class AsyncAPIClient(_ClientBase[AsyncClient]):
+class AsyncAPIClient(_ClientBase[AsyncClient, Callable[[float], Awaitable[None]]]):
     """The async shell: a pool per event loop, and the driver that sends a call's requests."""
 
     _http_kind = "AsyncClient"
@@ -489,13 +492,19 @@ class AsyncAPIClient(_ClientBase[AsyncClient]):
         return response
 
     async def _exchange(self, call: APICall[T]) -> tuple[T, Callable[[], Response]]:
-        """Make a call: send what its flow asks for, sleep its waits, return its answer."""
+        """Make a call: send what its flow asks for, wait its waits with the client's ``sleep``,
+        return its answer."""
         http = await self._pool()
         flow, budget = self._begin(call, http)
+        sleep = cast("Callable[[float], Awaitable[object]]", self._config.sleep or _sleep_on_the_running_loop)
         step = advance(flow, None)
         try:
             while not isinstance(step, Done):
-                outcome = await _async_sleep(step) if isinstance(step, float) else await self._send(step, budget, http)
+                if isinstance(step, float):
+                    await sleep(step)
+                    outcome: Outcome = None
+                else:
+                    outcome = await self._send(step, budget, http)
                 step = advance(flow, outcome)
         except BaseException as exc:  # a cancellation or a refusal: its span ends before it is raised
             interrupted(flow, exc)

@@ -172,6 +172,13 @@ def check_on_retry(value: object) -> Optional[Callable[[RetryEvent], None]]:
     return value  # its signature is the caller's to get right
 
 
+def check_sleep(value: object) -> Optional[Callable[[float], object]]:
+    """``None`` (the real sleep) or a callable taking the seconds to wait."""
+    if value is not None and not callable(value):
+        raise ParameterError(f"sleep must be a callable or None, got {type(value).__name__}", parameter="sleep")
+    return value
+
+
 @dataclass(frozen=True)
 class RetryEvent:
     """What ``on_retry`` is told before the SDK waits to send a call again: the ``attempt``
@@ -290,6 +297,8 @@ class ClientConfig:
     """Drawn from right before each request is sent (``None``: no budget)."""
     on_retry: Optional[Callable[[RetryEvent], None]] = field(default=None, compare=False)
     """Called before each retry's wait with what failed and how long the wait is."""
+    sleep: Optional[Callable[[float], object]] = field(default=None, repr=False, compare=False)
+    """What waits between retries (a sync or async callable, per client); ``None``: the real sleep."""
     _headers: dict[bool, Headers] = field(default_factory=dict, init=False, repr=False, compare=False)
     """The headers of every request, built once for each User-Agent choice (see ``headers``)."""
     _merged: dict[None, tuple[tuple[tuple[bytes, bytes], ...], Headers]] = field(
@@ -312,6 +321,7 @@ class ClientConfig:
         allow_insecure_http: object = False,
         stack: Optional[Stack] = None,
         on_retry: object = None,
+        sleep: object = None,
     ) -> ClientConfig:
         """Apply the environment defaults of API.md and check every setting."""
         key = check_api_key(
@@ -336,6 +346,7 @@ class ClientConfig:
             max_response_bytes=check_max_response_bytes(max_response_bytes),
             stack=stack if stack is not None else default_stack(),
             on_retry=check_on_retry(on_retry),
+            sleep=check_sleep(sleep),
         )
 
     def with_options(
@@ -346,11 +357,14 @@ class ClientConfig:
         total_timeout: object = UNSET,
         max_response_bytes: object = UNSET,
         on_retry: object = UNSET,
+        sleep: object = UNSET,
     ) -> ClientConfig:
         """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
         changes: dict[str, Any] = {}
         if on_retry is not UNSET:
             changes["on_retry"] = check_on_retry(on_retry)
+        if sleep is not UNSET:
+            changes["sleep"] = check_sleep(sleep)
         if timeout is not UNSET:
             changes["timeout"] = to_timeout(timeout)
         if max_retries is not UNSET:

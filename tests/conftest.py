@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from sports_posts.testing import RetryWaits
+
 # The secret watch's fixtures (session-wide patching, then a check as each test ends).
 from tests.secret_watch import secret_leaks_fail_their_test, secrets_never_leak  # noqa: F401
 
@@ -180,22 +182,15 @@ def deployment(request: pytest.FixtureRequest, pg: str) -> str:
     return str(request.getfixturevalue(request.param.replace("-", "_") + "_url"))
 
 
-@pytest.fixture(autouse=True)
-def retry_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Every wait the clients' retry loops ask for, recorded instead of slept.
+@pytest.fixture
+def retry_waits() -> RetryWaits:
+    """A client's ``sleep=`` that records each wait between retries instead of sleeping (the
+    suite never sleeps for real between retries: ``tests.runner.Runner`` passes one to each
+    client it makes)."""
+    return RetryWaits()
 
-    Autouse: the suite never sleeps for real between retries.
-    """
-    import sports_posts._base_client as client_module
 
-    waits: list[float] = []
-
-    def fake_sleep(seconds: float) -> None:
-        waits.append(seconds)
-
-    async def fake_async_sleep(seconds: float) -> None:
-        waits.append(seconds)
-
-    monkeypatch.setattr(client_module, "_sleep", fake_sleep)
-    monkeypatch.setattr(client_module, "_async_sleep", fake_async_sleep)
-    return waits
+@pytest.fixture
+def retry_sleeps(retry_waits: RetryWaits) -> list[float]:
+    """The waits ``retry_waits`` recorded, in order."""
+    return retry_waits.waits

@@ -25,6 +25,11 @@ def _format(value: object) -> Optional[str]:
     """A binding as a reader writes it (``Poller``, ``SyncPage[Post]``, ``httpx.Client``)."""
     if isinstance(value, TypeVar):
         return _format(value.__bound__) if value.__bound__ is not None else None
+    if value is None or value is type(None):
+        return "None"
+    if isinstance(value, list):  # the parameters of a Callable
+        items = [_format(item) for item in value]
+        return None if None in items else f"[{', '.join(items)}]"  # type: ignore[arg-type]
     origin = typing.get_origin(value)
     if origin is not None:
         args = [_format(arg) for arg in typing.get_args(value)]
@@ -32,7 +37,7 @@ def _format(value: object) -> Optional[str]:
         return None if head is None or None in args else f"{head}[{', '.join(args)}]"  # type: ignore[arg-type]
     if isinstance(value, type):
         module = value.__module__
-        if module == "builtins" or module.split(".")[0] == "sports_posts":
+        if module in ("builtins", "collections.abc", "typing") or module.split(".")[0] == "sports_posts":
             return value.__name__
         return f"{module.split('.')[0]}.{value.__name__}"
     return None

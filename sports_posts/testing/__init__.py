@@ -5,12 +5,14 @@ The pytest plugin (`sports_posts.testing.pytest_plugin`) is registered through t
 fixtures are here, for your own annotations: ``WebhookRequestFactory``
 (``sports_posts_webhook_request``), ``StorySender`` (``sports_posts_send_story``) and the
 ``SentStory`` it returns; ``ASGIApp`` and ``WSGIApp``, the apps ``StorySender`` and
-``serve_asgi`` take. See docs/testing.md.
+``serve_asgi`` take; ``RetryWaits``, a client's ``sleep=`` that records each wait between
+retries instead of sleeping (``sports_posts_retry_waits``). See docs/testing.md.
 """
 
 from __future__ import annotations
 
 from ._serve import ASGIApp, WSGIApp, serve_asgi
 from ._stories import SentStory, StorySender, WebhookRequestFactory
+from ._waits import RetryWaits
 
-__all__ = ["ASGIApp", "SentStory", "StorySender", "WSGIApp", "WebhookRequestFactory", "serve_asgi"]
+__all__ = ["ASGIApp", "RetryWaits", "SentStory", "StorySender", "WSGIApp", "WebhookRequestFactory", "serve_asgi"]

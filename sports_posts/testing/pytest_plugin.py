@@ -17,6 +17,7 @@ import pytest
 from typing_extensions import Unpack
 
 from ._stories import SentStory, StorySender, WebhookRequestFactory
+from ._waits import RetryWaits
 
 if TYPE_CHECKING:
     from sports_posts import AsyncSportsPosts, SportsPosts
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from ._serve import ASGIApp, WSGIApp
 
-__all__ = ["SentStory", "StorySender", "WebhookRequestFactory"]
+__all__ = ["RetryWaits", "SentStory", "StorySender", "WebhookRequestFactory"]
 
 MARKER = "sports_posts_sandbox"
 DEFAULT_SECRET = "whsec_sports_posts_pytest_plugin"
@@ -88,17 +89,34 @@ def sports_posts_env(sports_posts_sandbox: Sandbox, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.fixture
-def sports_posts_client(sports_posts_sandbox: Sandbox) -> Iterator[SportsPosts]:
-    """A `SportsPosts` bound to the test's sandbox."""
+def sports_posts_retry_waits(request: pytest.FixtureRequest) -> RetryWaits:
+    """Each wait between retries of the fixtures' clients, recorded instead of slept: pass
+    ``sleep=sports_posts_retry_waits.sleep`` (``.async_sleep`` for an async client) to a
+    client of your own. In a test that uses ``sports_posts_sandbox`` with its manual clock,
+    each wait also moves that clock on by the wait, as a real wait would."""
+    if "sports_posts_sandbox" not in request.fixturenames:
+        return RetryWaits()
+    sandbox: Sandbox = request.getfixturevalue("sports_posts_sandbox")
+    return RetryWaits(on_wait=sandbox.advance if sandbox.clock.is_manual else None)
+
+
+@pytest.fixture
+def sports_posts_client(sports_posts_sandbox: Sandbox, sports_posts_retry_waits: RetryWaits) -> Iterator[SportsPosts]:
+    """A `SportsPosts` bound to the test's sandbox; its retries wait on
+    ``sports_posts_retry_waits`` (no real sleep)."""
     from sports_posts import SportsPosts
 
-    with SportsPosts(api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url) as client:
+    with SportsPosts(
+        api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url,
+        sleep=sports_posts_retry_waits.sleep,
+    ) as client:
         yield client
 
 
 @pytest.fixture
-def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> AsyncSportsPosts:
-    """An `AsyncSportsPosts` bound to the test's sandbox, usable from any event loop.
+def sports_posts_async_client(sports_posts_sandbox: Sandbox, sports_posts_retry_waits: RetryWaits) -> AsyncSportsPosts:
+    """An `AsyncSportsPosts` bound to the test's sandbox, usable from any event loop; its
+    retries wait on ``sports_posts_retry_waits`` (no real sleep).
 
     The client keeps a connection pool per event loop, closed when that loop ends, so a test
     may use it under pytest-asyncio, anyio (asyncio or trio) or ``asyncio.run`` (even
@@ -106,7 +124,10 @@ def sports_posts_async_client(sports_posts_sandbox: Sandbox) -> AsyncSportsPosts
     """
     from sports_posts import AsyncSportsPosts
 
-    return AsyncSportsPosts(api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url)
+    return AsyncSportsPosts(
+        api_key=sports_posts_sandbox.api_key, base_url=sports_posts_sandbox.base_url,
+        sleep=sports_posts_retry_waits.async_sleep,
+    )
 
 
 @pytest.fixture

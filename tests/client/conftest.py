@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import respx
 
+from sports_posts.testing import RetryWaits
 from tests.runner import Runner
 from tests.wire import spec_page, spec_post
 
@@ -25,8 +26,8 @@ def page(items: list[dict[str, Any]], *, page: int = 1, has_next: bool = False, 
 
 
 @pytest.fixture(params=["sync", "async"])
-def runner(request: pytest.FixtureRequest) -> Runner:
-    return Runner(request.param, api_key=API_KEY, base_url=BASE_URL)
+def runner(request: pytest.FixtureRequest, retry_waits: RetryWaits) -> Runner:
+    return Runner(request.param, waits=retry_waits, api_key=API_KEY, base_url=BASE_URL)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import pytest
 
 import sports_posts as sp
 from sports_posts import _http
+from sports_posts.testing import RetryWaits
 from tests.stacks import STACKS, default_stack, mock_client, module
 
 from .conftest import API_KEY, BASE_URL, page, post
@@ -133,11 +134,11 @@ def test_a_client_of_the_wrong_kind_or_library_is_refused(stack: str) -> None:
     ],
 )
 def test_each_stack_s_transport_errors_map_to_the_same_typed_errors(
-    stack: str, failure: str, error: type[Exception], retry_sleeps: list[float]
+    stack: str, failure: str, error: type[Exception], retry_waits: RetryWaits, retry_sleeps: list[float]
 ) -> None:
     lib = module(stack)
     http = lib.Client(transport=lib.MockTransport(_raising(stack, failure)))
-    client = sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=1)
+    client = sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, http_client=http, max_retries=1, sleep=retry_waits.sleep)
     with client, pytest.raises(error) as info:
         client.account.x_ids()
     assert type(info.value) is error

@@ -12,6 +12,7 @@ import pytest
 import respx
 
 import sports_posts as sp
+from sports_posts.testing import RetryWaits
 from tests.runner import Runner
 
 from .conftest import API_KEY, BASE_URL
@@ -93,12 +94,14 @@ def test_a_hook_that_raises_does_not_stop_the_retry(runner: Runner, api: respx.M
     assert any("on_retry raised" in r.getMessage() for r in caplog.records)
 
 
-def test_on_retry_is_checked_and_follows_with_options(api: respx.MockRouter) -> None:
+def test_on_retry_is_checked_and_follows_with_options(api: respx.MockRouter, retry_waits: RetryWaits) -> None:
     with pytest.raises(sp.ParameterError, match="on_retry"):
         sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, on_retry="print")  # type: ignore[arg-type]
     api.get("/account/x-ids").mock(side_effect=[httpx.Response(503), OK_IDS] * 3)
     seen: list[sp.RetryEvent] = []
-    with sp.SportsPosts(api_key=API_KEY, base_url=BASE_URL, max_retries=1, on_retry=seen.append) as client:
+    with sp.SportsPosts(
+        api_key=API_KEY, base_url=BASE_URL, max_retries=1, on_retry=seen.append, sleep=retry_waits.sleep
+    ) as client:
         client.with_options(timeout=5).account.x_ids()  # a copy keeps the hook
         assert len(seen) == 1
         client.with_options(on_retry=None).account.x_ids()  # ... unless told otherwise

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import sports_posts._base_client
 from sports_posts import BudgetExhaustedError, CallBudget, SportsPosts
 from sports_posts.polling import Lease, Poller
 from sports_posts.polling import PostgresCheckpoint as PgCheckpoint
@@ -43,11 +42,10 @@ def test_a_fleet_against_the_sandbox_reads_back_as_spans_and_metrics(
             waits.append(seconds)
             sb.set_chaos(None)
 
-        monkeypatch.setattr(sports_posts._base_client, "_sleep", sleep)
         # A monthly cap (the store's calendar month), so no minute boundary can refill it mid-test;
         # each attempt draws: the retried call takes two of the four.
         budget = CallBudget(pg, per_month=4, key=f"test:budget:{unique}")
-        with SportsPosts(api_key=sb.api_key, base_url=sb.base_url, budget=budget) as client:
+        with SportsPosts(api_key=sb.api_key, base_url=sb.base_url, budget=budget, sleep=sleep) as client:
             sb.set_chaos(ChaosSettings(rate_503=1.0, retry_after=1))
             client.account.x_ids()
             assert waits, "the 503 was retried"

@@ -87,9 +87,9 @@ def test_the_worked_example_of_docs_testing_md_passes(pytester: pytest.Pytester)
     pytester.makepyfile(myapp=app, test_myapp="\n\n".join(tests))
     result = pytester.runpytest("-p", "no:cacheprovider")
     # six, plus the mocking section's respx test and its MockTransport test on each library
-    # (httpx2 is published for Python 3.10+ only)
+    # (httpx2 is published for Python 3.10+ only), and the retries section's respx test
     httpx2 = importlib.util.find_spec("httpx2") is not None
-    result.assert_outcomes(passed=9 if httpx2 else 8, skipped=0 if httpx2 else 1)
+    result.assert_outcomes(passed=10 if httpx2 else 9, skipped=0 if httpx2 else 1)
 
 
 def test_fixture_names_are_prefixed_and_documented(pytester: pytest.Pytester) -> None:
@@ -98,7 +98,7 @@ def test_fixture_names_are_prefixed_and_documented(pytester: pytest.Pytester) ->
     assert names == {
         "sports_posts_sandbox", "sports_posts_env", "sports_posts_client", "sports_posts_async_client",
         "sports_posts_webhook_secret", "sports_posts_webhook_request", "sports_posts_send_story",
-        "sports_posts_webhook_header_names",
+        "sports_posts_webhook_header_names", "sports_posts_retry_waits",
     }
     result = pytester.runpytest("--markers", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["@pytest.mark.sports_posts_sandbox(**options)*"])
@@ -225,3 +225,43 @@ def test_send_story_posts_at_the_documented_route_and_explains_a_404(pytester: p
     pytester.makepyfile(test_routed=ROUTED)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+RETRY_WAITS = '''
+import asyncio
+
+import pytest
+
+from sports_posts.sandbox import BurstLimit
+
+
+@pytest.mark.sports_posts_sandbox(burst=BurstLimit(requests=1, per_seconds=5))
+def test_a_burst_is_waited_out_on_the_sandbox_clock(sports_posts_client, sports_posts_sandbox, sports_posts_retry_waits):
+    before = sports_posts_sandbox.now()
+    sports_posts_client.account.x_ids()
+    sports_posts_client.account.x_ids()  # a 429 with Retry-After: waited on the sandbox's clock
+    (wait,) = sports_posts_retry_waits.waits
+    assert 0 < wait <= 5
+    assert (sports_posts_sandbox.now() - before).total_seconds() == pytest.approx(wait)
+
+
+@pytest.mark.sports_posts_sandbox(burst=BurstLimit(requests=1, per_seconds=5))
+def test_the_async_client_too(sports_posts_async_client, sports_posts_retry_waits):
+    async def main():
+        await sports_posts_async_client.account.x_ids()
+        await sports_posts_async_client.account.x_ids()
+
+    asyncio.run(main())
+    assert len(sports_posts_retry_waits.waits) == 1
+
+
+def test_without_a_sandbox_a_wait_is_only_recorded(sports_posts_retry_waits):
+    sports_posts_retry_waits.sleep(2.0)
+    assert sports_posts_retry_waits.waits == [2.0] and sports_posts_retry_waits.on_wait is None
+'''
+
+
+def test_the_fixture_clients_retries_wait_on_the_sandbox_clock_not_for_real(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_retry_waits=RETRY_WAITS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--durations=0")
+    result.assert_outcomes(passed=3)

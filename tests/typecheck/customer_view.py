@@ -7,6 +7,8 @@ variable fails there.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Optional
 
 from typing_extensions import assert_type
@@ -53,6 +55,17 @@ from sports_posts.webhooks import (
     construct_event,
     sample_payload,
 )
+
+
+def injected_sleeps(waits: sports_posts.testing.RetryWaits) -> None:
+    client = SportsPosts(sleep=waits.sleep)
+    assert_type(client.with_options(sleep=time.sleep), SportsPosts)
+    assert_type(client.with_options(sleep=None), SportsPosts)
+    aclient = AsyncSportsPosts(sleep=waits.async_sleep)
+    assert_type(aclient.with_options(sleep=asyncio.sleep), AsyncSportsPosts)
+    assert_type(waits.waits, list[float])
+    SportsPosts(sleep=waits.async_sleep)  # type: ignore[arg-type]  # a sync client does not await
+    AsyncSportsPosts(sleep=time.sleep)  # type: ignore[arg-type]  # an async client awaits its sleep
 
 
 def sync_client(client: SportsPosts) -> None:

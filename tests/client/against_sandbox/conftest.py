@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from sports_posts.sandbox import Sandbox
+from sports_posts.testing import RetryWaits
 from tests.runner import Runner
 from tests.stacks import STACKS
 
@@ -18,6 +19,6 @@ def sandbox() -> Iterator[Sandbox]:
 
 
 @pytest.fixture(params=[(kind, stack) for stack in STACKS for kind in ("sync", "async")], ids="-".join)
-def runner(request: pytest.FixtureRequest, sandbox: Sandbox) -> Runner:
+def runner(request: pytest.FixtureRequest, sandbox: Sandbox, retry_waits: RetryWaits) -> Runner:
     kind, stack = request.param
-    return Runner(kind, stack=stack, api_key=sandbox.api_key, base_url=sandbox.base_url)
+    return Runner(kind, stack=stack, waits=retry_waits, api_key=sandbox.api_key, base_url=sandbox.base_url)

@@ -161,22 +161,9 @@ def test_burst_retry_after_is_honoured(runner: Runner, sandbox: Sandbox, retry_s
     assert len(retry_sleeps) == 2 and all(0 < wait <= 5 for wait in retry_sleeps)
 
 
-def test_burst_is_waited_out_then_the_call_succeeds(
-    runner: Runner, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from sports_posts import _base_client as _client
-
-    waits: list[float] = []
-
-    def wait_on_the_sandbox_clock(seconds: float) -> None:
-        waits.append(seconds)
-        sandbox.advance(seconds)
-
-    async def async_wait(seconds: float) -> None:
-        wait_on_the_sandbox_clock(seconds)
-
-    monkeypatch.setattr(_client, "_sleep", wait_on_the_sandbox_clock)
-    monkeypatch.setattr(_client, "_async_sleep", async_wait)
+def test_burst_is_waited_out_then_the_call_succeeds(runner: Runner, sandbox: Sandbox) -> None:
+    runner.waits.on_wait = sandbox.advance  # each wait moves the sandbox's clock on by its length
+    waits = runner.waits.waits
     key = sandbox.add_key("paid", burst=BurstLimit(requests=1, per_seconds=5))
     runner.run(ONE_POST, api_key=key)
     assert len(runner.run(ONE_POST, api_key=key)) == 1

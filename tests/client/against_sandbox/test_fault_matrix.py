@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import sports_posts as sp
 from sports_posts._endpoints import account_information, posts_list
 from sports_posts.sandbox import ChaosSettings, Sandbox
+from sports_posts.testing import RetryWaits
 from tests.client.bodies import parse_response
 from tests.runner import Runner
 from tests.stacks import STACKS
@@ -48,9 +49,9 @@ def sandbox() -> Iterator[Sandbox]:
 
 
 @pytest.fixture(params=[(kind, stack) for stack in STACKS for kind in ("sync", "async")], ids="-".join)
-def runner(request: pytest.FixtureRequest, sandbox: Sandbox) -> Runner:
+def runner(request: pytest.FixtureRequest, sandbox: Sandbox, retry_waits: RetryWaits) -> Runner:
     kind, stack = request.param
-    return Runner(kind, stack=stack, base_url=sandbox.base_url)
+    return Runner(kind, stack=stack, waits=retry_waits, base_url=sandbox.base_url)
 
 
 @pytest.mark.parametrize("endpoint", sorted(ENDPOINTS))
@@ -81,8 +82,9 @@ def test_a_slow_answer_is_a_typed_timeout(runner: Runner, sandbox: Sandbox) -> N
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
-def test_429_without_retry_after_backs_off_exponentially(kind: str, retry_sleeps: list[float]) -> None:
-    runner = Runner(kind)  # on httpx: respx mocks httpx only
+def test_429_without_retry_after_backs_off_exponentially(kind: str, retry_waits: RetryWaits) -> None:
+    runner = Runner(kind, waits=retry_waits)  # on httpx: respx mocks httpx only
+    retry_sleeps = retry_waits.waits
     with respx.mock(base_url="https://api.test/v1") as mock:
         mock.get("/account/x-ids").respond(429, json={"ok": False, "error_code": "RATE_LIMITED"})
         with pytest.raises(sp.RateLimitError) as info:

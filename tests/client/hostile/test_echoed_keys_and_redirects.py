@@ -15,14 +15,14 @@ import json
 import logging
 import socket
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import httpx
 import pytest
 
 import sports_posts as sp
-import sports_posts._base_client as client_module
 from sports_posts._decoders import MAX_ERROR_BODY_BYTES
+from sports_posts.testing import RetryWaits
 from tests.client.bodies import INFO
 from tests.stacks import STACKS, loopback_tls, module
 
@@ -33,23 +33,14 @@ from .test_secrets import _everything
 INFO_BODY = json.dumps(INFO).encode()
 
 
-@pytest.fixture(autouse=True)
-def _no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Waits between retries are recorded, never slept."""
-    slept: list[float] = []
-
-    async def async_sleep(seconds: float) -> None:
-        slept.append(seconds)
-
-    monkeypatch.setattr(client_module, "_sleep", slept.append)
-    monkeypatch.setattr(client_module, "_async_sleep", async_sleep)
-    return slept
-
-
-def run(kind: str, base_url: str, fn: Callable[[Any], Any], **options: Any) -> tuple[Any, int]:
+def run(
+    kind: str, base_url: str, fn: Callable[[Any], Any], *, waits: Optional[RetryWaits] = None, **options: Any
+) -> tuple[Any, int]:
     """``fn(client)`` on a fresh client (awaited if async): its result (or the SDK error it
-    raised) and ``client.calls``."""
+    raised) and ``client.calls``. Its waits between retries are recorded in ``waits``, never slept."""
     options.setdefault("max_retries", 2)
+    waits = waits if waits is not None else RetryWaits()
+    options.setdefault("sleep", waits.sleep if kind == "sync" else waits.async_sleep)
 
     if kind == "sync":
         with sp.SportsPosts(api_key=API_KEY, base_url=base_url, **options) as client:
@@ -242,24 +233,24 @@ def _redirect_to(location: str) -> Callable[[Connection], None]:
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_a_redirect_loop_ends_at_once_and_calls_counts_every_hop(kind: str, stack: str, _no_sleep: list[float]) -> None:
+def test_a_redirect_loop_ends_at_once_and_calls_counts_every_hop(kind: str, stack: str, retry_waits: RetryWaits) -> None:
     with ScriptedServer(_redirect_to("/v1/account/information")) as server:
-        error, calls = run(kind, server.base_url, lambda c: c.account.information(), max_retries=2,
+        error, calls = run(kind, server.base_url, lambda c: c.account.information(), waits=retry_waits, max_retries=2,
                            http_client=pool(kind, stack, follow_redirects=True, max_redirects=3))
     assert isinstance(error, sp.APIConnectionError), error
     assert "not retried" in str(error)
     assert len(server.heads) == 4 == calls, "the first request and three redirects; no retry"
-    assert _no_sleep == []
+    assert retry_waits.waits == []
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_a_redirect_to_an_unsupported_url_ends_at_once(kind: str, stack: str, _no_sleep: list[float]) -> None:
+def test_a_redirect_to_an_unsupported_url_ends_at_once(kind: str, stack: str, retry_waits: RetryWaits) -> None:
     with ScriptedServer(_redirect_to("ftp://127.0.0.1/v1/account/information")) as server:
-        error, calls = run(kind, server.base_url, lambda c: c.account.information(), max_retries=2,
+        error, calls = run(kind, server.base_url, lambda c: c.account.information(), waits=retry_waits, max_retries=2,
                            http_client=pool(kind, stack, follow_redirects=True))
     assert isinstance(error, sp.APIConnectionError), error
     assert len(server.heads) == 1 == calls
-    assert _no_sleep == []
+    assert retry_waits.waits == []
 
 
 class _NotTLS:
@@ -303,21 +294,21 @@ class _NotTLS:
 
 
 @pytest.mark.parametrize("stack", STACKS)
-def test_a_tls_failure_ends_at_once(kind: str, stack: str, _no_sleep: list[float]) -> None:
+def test_a_tls_failure_ends_at_once(kind: str, stack: str, retry_waits: RetryWaits) -> None:
     with _NotTLS() as server:
-        error, calls = run(kind, server.base_url, lambda c: c.account.information(), max_retries=2,
+        error, calls = run(kind, server.base_url, lambda c: c.account.information(), waits=retry_waits, max_retries=2,
                            http_client=pool(kind, stack))
     assert isinstance(error, sp.APIConnectionError) and not isinstance(error, sp.APITimeoutError), error
     assert "TLS" in str(error)
     assert server.connections == 1 == calls
-    assert _no_sleep == []
+    assert retry_waits.waits == []
 
 
-def test_a_connection_cut_before_the_answer_is_still_retried(kind: str, _no_sleep: list[float]) -> None:
+def test_a_connection_cut_before_the_answer_is_still_retried(kind: str, retry_waits: RetryWaits) -> None:
     def hang_up(conn: Connection) -> None:
         conn.sock.close()
 
     with ScriptedServer(hang_up) as server:
-        error, calls = run(kind, server.base_url, lambda c: c.account.information(), max_retries=2)
+        error, calls = run(kind, server.base_url, lambda c: c.account.information(), waits=retry_waits, max_retries=2)
     assert isinstance(error, sp.APIConnectionError) and "not retried" not in str(error)
-    assert len(server.heads) == 3 == calls and len(_no_sleep) == 2
+    assert len(server.heads) == 3 == calls and len(retry_waits.waits) == 2

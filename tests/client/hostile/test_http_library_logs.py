@@ -15,6 +15,7 @@ import pytest
 
 import sports_posts as sp
 from sports_posts import _redact
+from sports_posts.testing import RetryWaits
 from tests.client.hostile.server import Connection, ScriptedServer, head
 from tests.stacks import STACKS, module
 
@@ -64,9 +65,11 @@ def every_logger_at_debug() -> Iterator[Everything]:
 
 def call(kind: str, stack: str, base_url: str) -> Any:
     lib = module(stack)
+    waits = RetryWaits()  # the retry's wait, recorded instead of slept
 
     if kind == "sync":
-        with sp.SportsPosts(api_key=API_KEY, base_url=base_url, max_retries=1, http_client=lib.Client()) as c:
+        with sp.SportsPosts(api_key=API_KEY, base_url=base_url, max_retries=1, http_client=lib.Client(),
+                            sleep=waits.sleep) as c:
             try:
                 return c.account.information()
             except sp.APIStatusError as exc:
@@ -74,7 +77,7 @@ def call(kind: str, stack: str, base_url: str) -> Any:
 
     async def main() -> Any:
         async with sp.AsyncSportsPosts(api_key=API_KEY, base_url=base_url, max_retries=1,
-                                       http_client=lib.AsyncClient()) as c:
+                                       http_client=lib.AsyncClient(), sleep=waits.async_sleep) as c:
             try:
                 return await c.account.information()
             except sp.APIStatusError as exc:
