@@ -19,6 +19,7 @@ from sports_posts.webhooks import (
     sample_payload,
     sign_payload,
 )
+from sports_posts.webhooks.events import parse_event
 from tests.webhooks.webhook_helpers import SECRET, signed
 
 SPEC_SAMPLE = {
@@ -163,6 +164,25 @@ def test_missing_delivery_header_leaves_delivery_id_none() -> None:
     request = signed()
     headers = {k: v for k, v in request.headers.items() if k != "X-Service-Delivery"}
     assert construct_event(request.body, headers, SECRET).delivery_id is None
+
+
+def test_the_delivery_id_is_the_headers_kept_by_equality_copies_and_pickles_and_never_dumped() -> None:
+    import copy
+    import pickle
+
+    # A body that names a delivery id of its own: the header's wins (and so does its absence).
+    body = json.dumps({**sample_payload("breaking_news"), "delivery_id": "dlv_from_the_body"})
+    request = build_test_request(body, SECRET, delivery_id="dlv_header")
+    event = construct_event(request.body, request.headers, SECRET)
+    assert event.delivery_id == "dlv_header"
+    assert parse_event(request.body).delivery_id is None
+    assert "delivery_id" not in event.model_dump() and "dlv_header" not in repr(event)
+    assert "delivery_id" not in json.loads(event.model_dump_json())
+    for kept in (copy.copy(event), copy.deepcopy(event), event.model_copy(), pickle.loads(pickle.dumps(event))):
+        assert kept.delivery_id == "dlv_header" and kept == event
+    again = build_test_request(body, SECRET, delivery_id="dlv_retry")
+    retry = construct_event(again.body, again.headers, SECRET)
+    assert retry != event and retry.model_dump() == event.model_dump()
 
 
 def test_unsigned_garbage_is_a_signature_error_never_a_parse_error() -> None:
