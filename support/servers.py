@@ -219,10 +219,11 @@ class RedisClusterSetup(list[int]):
     def _alive(self) -> list[int]:
         return [port for port, n in self.nodes.items() if n.proc is not None and n.proc.poll() is None]
 
-    def roles(self) -> dict[int, tuple[str, int]]:
+    def roles(self, seen_by: Optional[int] = None) -> dict[int, tuple[str, int]]:
         """Each node's port -> (``master`` or ``slave``, its master's port; 0 for a master),
-        as a live node sees the cluster (``CLUSTER NODES``), failed nodes left out."""
-        for port in self._alive():
+        as a live node (``seen_by``, else the first that answers) sees the cluster
+        (``CLUSTER NODES``), failed nodes left out."""
+        for port in self._alive() if seen_by is None else [seen_by]:
             out = self.ask(port, "cluster", "nodes")
             if not out:
                 continue
@@ -239,6 +240,12 @@ class RedisClusterSetup(list[int]):
                 roles[ids[row[0]]] = (role, ids.get(row[3], 0) if role == "slave" else 0)
             return roles
         return {}
+
+    def agreed(self) -> bool:
+        """Every live node says ``cluster_state:ok`` and sees the same roles as the others
+        (a node that just came back learns its new role from them a moment later)."""
+        views = [self.roles(seen_by=port) for port in self._alive()]
+        return self.healthy() and all(view == views[0] for view in views)
 
     def masters(self) -> list[int]:
         return sorted(port for port, (role, _) in self.roles().items() if role == "master")
@@ -281,7 +288,7 @@ class RedisClusterSetup(list[int]):
         promoted: list[int] = []
 
         def done() -> bool:
-            if not self.healthy():
+            if not self.agreed():
                 return False
             promoted[:] = [p for p in replica if self.roles().get(p, ("", 0))[0] == "master"]
             return bool(promoted)
@@ -296,10 +303,10 @@ class RedisClusterSetup(list[int]):
 
         def rejoined() -> bool:
             role = self.roles().get(port)
-            if role is None or not self.healthy():
+            if role is None or not self.agreed():
                 return False
-            if role[0] == "master":
-                return True  # a master whose slots nobody took over (a cluster without replicas)
+            if role[0] == "master":  # a master whose slots nobody took over (a cluster without replicas)
+                return not self._replicas.get(port)
             return "master_link_status:up" in self.ask(port, "info", "replication")
 
         _wait("a node's return", rejoined, self._procs(), seconds=60)

@@ -19,10 +19,14 @@ emptied in the child, as redis-py does for a sync pool).
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
 its settings. Lua scripts are registered once per client and redis-py reloads one after a
-``NOSCRIPT`` (a restarted server). On a cluster, a call whose node refused the connection
-(nothing sent) is tried once more on the slot map the client re-read: after a failover, each
-client's first call reaches the promoted replica. Every driver failure becomes a ``StoreError`` (or the
-store's subclass of it), password scrubbed; a mistyped URL is a ``ParameterError`` at once.
+``NOSCRIPT`` (a restarted server). On a cluster, a failover is followed with no restart: a
+call whose error says it never ran (a refused connection, ``CLUSTERDOWN``) is tried again on
+the slot map the client re-read, with backoff, until the cluster has promoted the replica or
+``connect_timeout`` has passed (``redis_cluster.Reach``, one rule for sync and async calls);
+and every client made from the URL starts from every node the runner has seen, so that a new
+client (another event loop's) finds the cluster when the node the URL names is dead. Every
+driver failure becomes a ``StoreError`` (or the store's subclass of it), password scrubbed;
+a mistyped URL is a ``ParameterError`` at once.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ import functools
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Sequence
-from typing import Any, Callable, Optional
+from collections.abc import Awaitable, Iterator, Sequence
+from typing import Any, Callable, Optional, TypeVar
 
 from .. import _scoped, _utils
 from .._errors import ParameterError
@@ -49,9 +53,12 @@ from .errors import (
     store_repr,
     translated,
 )
+from .redis_cluster import Reach
 from .redis_sentinel import sentinel_url
 
 __all__ = ["DEFAULT_MAX_CONNECTIONS", "Name", "Redis", "has_hash_tag", "tagged"]
+
+T = TypeVar("T")
 
 _SCHEMES = SCHEMES["redis"]  # the store layer's one table of URL schemes
 _CLUSTER = tuple(scheme for scheme in _SCHEMES if scheme.endswith("+cluster"))
@@ -159,6 +166,7 @@ class Redis:
         self._sentinel: Optional[tuple[list[tuple[str, int]], str, dict[str, Any]]] = None
         self.cluster: Optional[bool] = False
         """Whether the server is a Redis Cluster; ``None`` until a ``redis://`` URL's first call."""
+        self._nodes: tuple[tuple[str, int], ...] = ()  # every cluster node a client made here has seen
         self._mode_lock = threading.Lock()
         cluster_types = (import_driver("redis.cluster", owner).RedisCluster,
                          import_driver("redis.asyncio.cluster", owner).RedisCluster)
@@ -285,21 +293,36 @@ class Redis:
                     "pass a redis.cluster.RedisCluster client or the node's redis:// URL",
                     self.url), engine=self.engine) from None
 
-    def twice(self, call: Callable[[], Any]) -> Any:
-        """``call()``, tried once more on a cluster when the node of the client's slot map
-        refused the connection (a dead master: nothing was sent, so nothing runs twice). The
-        cluster client re-reads the slot map on that error, so after a failover a client's
-        first call reaches the promoted replica rather than fail (a claim's release, say).
-        Any other error (a timeout, a connection lost after sending) is the caller's."""
-        try:
-            return call()
-        except self._driver.exceptions.ConnectionError as exc:
-            self._raise_unless_refused(exc)
-        return call()
+    def retrying(self, client: Any, call: Callable[[], T]) -> T:
+        """``call()`` on ``client``; on a cluster, tried again while its error says it never
+        ran (a dead master refused the connection, the nodes answer ``CLUSTERDOWN`` until
+        its replica is promoted), within ``connect_timeout`` (``redis_cluster.Reach``). The
+        cluster client re-reads its slot map on each such error, so the call reaches the
+        promoted replica once there is one. Any other error (a timeout, a connection lost
+        after sending: the script may have run) is the caller's at once."""
+        reach = Reach(self.cluster, self.connect_timeout, self._driver.exceptions)
+        answer = reach.run(call)
+        self._learn(client, reach.retried)
+        return answer
 
-    def _raise_unless_refused(self, exc: BaseException) -> None:
-        if not (self.cluster and isinstance(exc.__context__, ConnectionRefusedError)):
-            raise exc
+    async def aretrying(self, client: Any, call: Callable[[], Awaitable[T]]) -> T:
+        """``retrying`` for a call on an asyncio client (its pauses do not block the loop)."""
+        reach = Reach(self.cluster, self.connect_timeout, self._driver.exceptions)
+        answer = await reach.arun(call)
+        self._learn(client, reach.retried)
+        return answer
+
+    def _learn(self, client: Any, changed: bool) -> None:
+        """Note the nodes of a cluster client made from the URL (``get_nodes``), first when
+        it has answered and again after a failover: the next client made here (another
+        event loop's, or after ``close``) starts from all of them, not from the URL's one."""
+        if self.url is None or not self.cluster or (self._nodes and not changed):
+            return
+        try:
+            seen = [(str(node.host), int(node.port)) for node in client.get_nodes()]
+        except (AttributeError, TypeError, ValueError):  # a stand-in client
+            return
+        self._nodes = tuple(dict.fromkeys([*self._nodes, *seen]))
 
     # -- which server: a single one, a cluster, a Sentinel's master ----------------------
 
@@ -321,11 +344,16 @@ class Redis:
         return module.Redis.from_pool(pool)  # the client owns the pool: closing it closes the pool
 
     def _cluster_from_url(self, *, sync: bool) -> Any:
-        """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds."""
-        url = self._base_url()
-        if sync:
-            return import_driver("redis.cluster", self.owner).RedisCluster.from_url(url, **self._timeouts)
-        return import_driver("redis.asyncio.cluster", self.owner).RedisCluster.from_url(url, **self._async_timeouts)
+        """A ``RedisCluster`` (sync or asyncio) made from the URL, with this runner's bounds,
+        starting from the URL's node and every node a client made here has seen (redis-py
+        then keeps every node it discovers: ``dynamic_startup_nodes``, its default)."""
+        module = import_driver("redis.cluster" if sync else "redis.asyncio.cluster", self.owner)
+        known = [module.ClusterNode(host, port) for host, port in self._nodes]
+        client = module.RedisCluster.from_url(
+            self._base_url(), startup_nodes=known, **(self._timeouts if sync else self._async_timeouts))
+        if sync:  # a sync client has read the slot map as it was made; an asyncio one on its first call
+            self._learn(client, True)
+        return client
 
     def _sentinel_master(self, *, sync: bool) -> Any:
         """The Sentinel-managed master client (sync or asyncio) of a ``redis+sentinel://`` URL:
@@ -450,7 +478,7 @@ class Redis:
             if timeout is not None and self.url is not None and not self.cluster and timeout < self.socket_timeout:
                 return self._within(client, max(timeout, 0.001), source, keys, args)
             script = self.script(client, source)
-            return self.twice(lambda: script(keys=keys, args=args))
+            return self.retrying(client, lambda: script(keys=keys, args=args))
 
     def exists(self, keys: Sequence[Any]) -> bool:
         """Whether any of ``keys`` exists, each spelled for this server (a node's URL is
@@ -460,7 +488,7 @@ class Redis:
             self.ready()
             client = self.client()
             names = self.names(keys)
-            return bool(self.twice(lambda: any(client.exists(key) for key in names)))
+            return bool(self.retrying(client, lambda: any(client.exists(key) for key in names)))
 
     def _within(self, client: Any, timeout: float, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The script on a connection of its own, its reply awaited up to ``timeout`` (the
@@ -547,11 +575,7 @@ class Redis:
             return await anyio.to_thread.run_sync(self.execute, source, keys, args)
         with self.errors():
             script, keys, args = self.script(client, source), self.names(keys), self.names(args)
-            try:
-                return await script(keys=keys, args=args)
-            except self._driver.exceptions.ConnectionError as exc:
-                self._raise_unless_refused(exc)
-            return await script(keys=keys, args=args)
+            return await self.aretrying(client, lambda: script(keys=keys, args=args))
 
     async def aclose(self) -> None:
         """Close the sync client made from a URL and this loop's async client made here."""

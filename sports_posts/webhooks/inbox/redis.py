@@ -412,8 +412,8 @@ class RedisInbox(InboxPolicy):
                     self._ensure_group(client)
                     return self._script(client, source)(keys=keys, args=args)
 
-            # a cluster node that refused the connection (a failover): once more, as every store call
-            return self._redis.twice(run)
+            # a call that never ran on a cluster (a failover): again, as every store call
+            return self._redis.retrying(client, run)
 
     def put(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """Store an event (entry hash plus a stream message); false when ``key`` is already stored."""
@@ -509,7 +509,8 @@ class RedisInbox(InboxPolicy):
             return await anyio.to_thread.run_sync(self._call, call)
         source, keys, args = call
         keys, args = self._redis.names(keys), self._redis.names(args)
-        with self._errors_here():
+
+        async def run() -> Any:
             for attempt in (1, 2):
                 if not self._group_ready:
                     try:
@@ -524,7 +525,10 @@ class RedisInbox(InboxPolicy):
                     if attempt == 2 or not self._missing_group(exc):
                         raise
                     self._group_ready = False
-        raise AssertionError("unreachable")  # pragma: no cover
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        with self._errors_here():  # a call that never ran on a cluster (a failover): again, as the sync one
+            return await self._redis.aretrying(client, run)
 
     async def aput(self, key: str, body: bytes, delivery_id: Optional[str] = None) -> bool:
         """``put`` on an async client."""
