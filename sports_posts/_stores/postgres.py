@@ -73,7 +73,7 @@ from .pools import (
     recording,
     run_on,
 )
-from .quoted import Quoted, areply
+from .quoted import Quoted, areply, reply
 from .watchdog import Watched
 
 if TYPE_CHECKING:
@@ -305,14 +305,18 @@ class Postgres:
                 self._settings_of[bound] = settings
         return settings
 
+    def _head(self, bound: float) -> bytes:
+        """``_settings`` as the head of a ``Quoted`` statement's message."""
+        return ";\n".join([*self._settings(bound), ""]).encode()
+
     def wire(self, cur: Any, statements: Sequence[Statement], bound: Optional[float] = None) -> Union[str, bytes]:
         """The one message a call sends: its settings, then each statement with its values
         bound by ``cur`` (a ``psycopg.ClientCursor``; a ``Quoted`` statement's by libpq's
         escaping); the benchmark's raw driver sends it too."""
-        parts = [*self._settings(self.statement_timeout if bound is None else bound)]
+        bound = self.statement_timeout if bound is None else bound
         if isinstance(statements, Quoted):
-            head = ";\n".join([*parts, ""]).encode()
-            return statements.template.render(cur.connection, statements.values, head)
+            return statements.template.render(cur.connection, statements.values, self._head(bound))
+        parts = [*self._settings(bound)]
         for sql, params in statements:
             parts.append(sql if params is None else cur.mogrify(sql, params))
         return ";\n".join(parts)
@@ -398,6 +402,8 @@ class Postgres:
         conn = lend(pool, wait, self._attempts, self._refused, lambda: self._no_slot(pool, wait))
         watched = Watched(self, conn, bound)
         try:
+            if isinstance(statements, Quoted):  # no cursor: libpq's connection, as an async call's
+                return [(reply(conn, statements, self._head(bound), watched), [])]
             with self._driver.ClientCursor(conn) as cur:
                 text = self.wire(cur, statements, bound)
                 with watched:
@@ -516,8 +522,7 @@ class Postgres:
             if not in_task:
                 run_on(self._aquoted(pool, quoted, True))
             raise
-        head = ";\n".join([*self._settings(self.statement_timeout), ""]).encode()
-        return await areply(self, pool, conn, quoted, head, in_task)
+        return await areply(self, pool, conn, quoted, self._head(self.statement_timeout), in_task)
 
     async def _apooled(self, pool: Any, statements: Sequence[Statement]) -> list[Result]:
         bound = self.statement_timeout

@@ -1,7 +1,7 @@
 """A store's one-statement call with its values quoted on the client by libpq itself, its
 message sent and read on psycopg's libpq connection (``Connection.pgconn``, psycopg's public
-``pq`` module) without a cursor, in the caller's own task: the hot path of
-``PostgresInbox.put``.
+``pq`` module) without a cursor, in the caller's own task or thread: the hot path of
+``PostgresInbox.put`` and ``mark_done`` and of ``PostgresDedupeStore.claim``.
 
 The statement is written once with ``%(name)s`` placeholders (``Template``); a call quotes
 its values with the connection's own escaping (``PQescapeLiteral``, ``PQescapeByteaConn``:
@@ -10,7 +10,9 @@ the connection's encoding and ``standard_conforming_strings``), so the text is w
 then the statement), nothing prepared on the server, as a transaction-pooling PgBouncer
 needs. Reading the reply on the libpq connection directly spares psycopg's cursor, its
 generators and its timer per wait; running it in the caller's task spares a task and a
-shield per call. Those cost more client CPU than the statement itself.
+shield per call. Those cost more client CPU than the statement itself. A sync call waits on
+the connection's socket with ``select`` (``poll`` past ``select``'s descriptor limit), the
+watchdog ending it at its bound as it ends a cursor's.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import select
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any, Optional, Union, overload
 
+from .._utils import Done, advance
 from .pools import run_on
 from .watchdog import Watched
 
-__all__ = ["Quoted", "Template", "areply"]
+__all__ = ["Quoted", "Template", "areply", "reply"]
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
@@ -112,6 +116,40 @@ def _quote(escaping: Any, encoding: str, value: Any) -> bytes:
     raise TypeError(f"no client-side literal for a {type(value).__name__}")
 
 
+def reply(conn: Any, quoted: Quoted, head: bytes, watched: Watched) -> int:
+    """The rowcount of ``quoted``, sent after ``head`` on ``conn`` (a connection the call holds
+    alone) under ``watched`` (the call's watchdog, not yet armed), waiting in this thread. The
+    caller gives ``conn`` back, or discards it once ``watched`` fired."""
+    text = quoted.template.render(conn, quoted.values, head)  # nothing sent when it raises
+    with watched:
+        conn.pgconn.send_query(text)
+        results = _wait_results(conn)
+    return int(results[-1].command_tuples or 0)
+
+
+def _wait_results(conn: Any) -> list[Any]:
+    """``_results`` for a sync call, waiting on the connection's socket in this thread."""
+    reading, fd = _reading(conn), conn.pgconn.socket
+    while True:
+        step = advance(reading, None)
+        if isinstance(step, Done):
+            return step.value
+        _wait(fd, writing=step)
+
+
+def _wait(fd: int, writing: bool = False) -> None:
+    """Until ``fd`` is readable (or writable); a socket the watchdog shut down is readable."""
+    try:
+        if writing:
+            select.select([], [fd], [])
+        else:
+            select.select([fd], [], [])
+    except ValueError:  # a descriptor past select's FD_SETSIZE
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT if writing else select.POLLIN)
+        poller.poll()
+
+
 async def areply(store: Any, pool: Any, conn: Any, quoted: Quoted, head: bytes, in_task: bool) -> int:
     """The rowcount of ``quoted``, sent after ``head`` on ``conn`` (lent by ``pool``, given back
     here) under the watchdog of ``store`` (``Postgres``), within its ``statement_timeout``.
@@ -158,16 +196,30 @@ async def _exchange(store: Any, pool: Any, conn: Any, text: Optional[bytes], bou
 async def _results(conn: Any) -> list[Any]:
     """Every result of the message sent on ``conn`` (``pq.PGresult``), the connection idle
     again after the last; psycopg's error of the first failed statement is raised then."""
-    pgconn = conn.pgconn
+    reading, fd = _reading(conn), conn.pgconn.socket
     loop = asyncio.get_running_loop()
-    fd = pgconn.socket
-    while pgconn.flush():  # a message longer than the socket's buffer
-        await _ready(loop, fd, loop.add_writer, loop.remove_writer)
+    while True:
+        step = advance(reading, None)
+        if isinstance(step, Done):
+            return step.value
+        if step:
+            await _ready(loop, fd, loop.add_writer, loop.remove_writer)
+        else:
+            await _ready(loop, fd, loop.add_reader, loop.remove_reader)
+
+
+def _reading(conn: Any) -> Generator[bool, None, list[Any]]:
+    """What reading every result of the message sent on ``conn`` takes, for the sync and the
+    async driver: yields ``True`` to wait until its socket is writable (a message longer than
+    the socket's buffer), ``False`` until readable; returns the results."""
+    pgconn = conn.pgconn
+    while pgconn.flush():
+        yield True
     results: list[Any] = []
     failed: Optional[Any] = None
     while True:
         if pgconn.is_busy():
-            await _ready(loop, fd, loop.add_reader, loop.remove_reader)
+            yield False
             pgconn.consume_input()
             continue
         result = pgconn.get_result()

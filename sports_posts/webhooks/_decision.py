@@ -55,9 +55,10 @@ class WebhookResponse(tuple[int, bytes]):
         event: Optional[WebhookEvent] = None,
     ) -> WebhookResponse:
         self = super().__new__(cls, (status_code, body))
-        object.__setattr__(self, "headers", headers)
-        object.__setattr__(self, "outcome", outcome)
-        object.__setattr__(self, "event", event)
+        attributes = self.__dict__  # set in place: __setattr__ refuses every change
+        attributes["headers"] = headers
+        attributes["outcome"] = outcome
+        attributes["event"] = event
         return self
 
     @property

@@ -158,9 +158,9 @@ class HandlerEngine:
 
     async def arun_inline(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
         """The handler before the answer, under ``handle_async``: a sync one in the pool, an
-        async one as a task of this loop (``_arun_task``)."""
+        async one as a task of this loop (``arun_task``)."""
         if self.is_async:
-            return await self._arun_task(event, key, started)
+            return await self.arun_task(event, key, started)
         try:
             running = asyncio.wrap_future(self._submit(event, key))
         except Exception:
@@ -174,18 +174,19 @@ class HandlerEngine:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(running.result(), event, key)
 
-    async def _arun_task(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
+    async def arun_task(self, event: WebhookEvent, key: str, started: float) -> WebhookResponse:
         """An ``async def`` handler as a task of this loop. From Python 3.12 the task starts
         eagerly, so a handler that never waits is done before the answer without a trip through
         the loop; before, it starts on the loop's next turn (the request takes that one turn
         too), and a cancelled request cancels it.
         The request waits on ``answer``, which the task settles as the handler ends (no callback
         and no ``asyncio.wait`` between them) or a timer at ``handler_timeout``; an overrunning
-        handler goes on as its task, keeping its claim, and the answer is 503."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Optional[bool]] = loop.create_future()
+        handler goes on as its task, keeping its claim, and the answer is 503. A handler done
+        at once (an eager start) needs neither: ``waiting`` gets the task and ``answer`` only
+        once the request waits for it."""
+        waiting: list[Any] = []
         try:
-            task = _start_task(self._run_answering(event, key, answer))
+            task = _start_task(self._run_answering(event, key, waiting))
         except Exception:
             logger.exception("could not run the handler for %s: answering 503", key)
             await self.asafely("release", key)
@@ -193,6 +194,7 @@ class HandlerEngine:
         if task.done():  # an eager start ran a handler that never waited to the end
             return decision.handled(task.result(), event, key)
         self.tasks.add(task)  # until the handler ends (``_run_answering``): no callback to schedule
+        waiting.append(task)
         try:
             if not _EAGER_TASKS:
                 # One turn of the loop, in which the handler's first step runs before this
@@ -201,6 +203,9 @@ class HandlerEngine:
                 await asyncio.sleep(0)
                 if task.done():
                     return decision.handled(task.result(), event, key)
+            loop = asyncio.get_running_loop()
+            answer: asyncio.Future[Optional[bool]] = loop.create_future()
+            waiting.append(answer)  # the task, suspended until this request waits, settles it
             timer = loop.call_later(self._budget(started), _settle, answer, None)
             try:
                 succeeded = await answer
@@ -215,19 +220,44 @@ class HandlerEngine:
             return decision.overran(event, key, self._handler_timeout)
         return decision.handled(succeeded, event, key)
 
-    async def _run_answering(self, event: WebhookEvent, key: str, answer: asyncio.Future[Optional[bool]]) -> bool:
-        """``_run_async``, settling ``answer`` as it ends (cancelled when the handler's task
-        was), and leaving ``tasks`` as it ends."""
+    async def _run_answering(self, event: WebhookEvent, key: str, waiting: list[Any]) -> bool:
+        """Run the async handler and record its outcome in the store; ``waiting`` is
+        ``arun_task``'s: once the request waits, the task (to leave ``tasks`` as it ends) and
+        the answer to settle (cancelled when the handler's task was)."""
         try:
-            succeeded = await self._run_async(event, key)
+            try:
+                result = self.handler(event)
+                if inspect.isawaitable(result):
+                    await result
+            except asyncio.CancelledError:  # the app is shutting down: let the next retry have it
+                self.safely(self.store.release, key)
+                self.notify_settled()
+                raise
+            except Exception:
+                logger.exception("webhook handler failed for %s; released for the next retry", key)
+                await self.asafely("release", key)
+                succeeded = False
+            else:
+                succeeded = True
+                if self.memory_store:
+                    self.safely(self.store.complete, key)
+                else:
+                    try:
+                        await self.astore("complete", key)
+                    except Exception:
+                        logger.warning("dedupe store failed on complete for %s; trying again in the background",
+                                       key, exc_info=True)
+                        self.complete(key, first_failed=True)
+            self.notify_settled()
         except BaseException:
-            answer.cancel()
+            if len(waiting) > 1:
+                waiting[1].cancel()
             raise
         finally:
-            me = asyncio.current_task()
-            if me is not None:
-                self.tasks.discard(me)
-        _settle(answer, succeeded)
+            if waiting:
+                self.tasks.discard(waiting[0])
+        if len(waiting) > 1:
+            _settle(waiting[1], succeeded)
         return succeeded
 
     def call_handler(self, event: WebhookEvent) -> None:
@@ -267,32 +297,6 @@ class HandlerEngine:
         with self._lock:
             self._futures.add(future)
         future.add_done_callback(self._forget)
-
-    async def _run_async(self, event: WebhookEvent, key: str) -> bool:
-        try:
-            result = self.handler(event)
-            if inspect.isawaitable(result):
-                await result
-        except asyncio.CancelledError:  # the app is shutting down: let the next retry have it
-            self.safely(self.store.release, key)
-            self.notify_settled()
-            raise
-        except Exception:
-            logger.exception("webhook handler failed for %s; released for the next retry", key)
-            await self.asafely("release", key)
-            self.notify_settled()
-            return False
-        if self.memory_store:
-            self.safely(self.store.complete, key)
-        else:
-            try:
-                await self.astore("complete", key)
-            except Exception:
-                logger.warning("dedupe store failed on complete for %s; trying again in the background", key,
-                               exc_info=True)
-                self.complete(key, first_failed=True)
-        self.notify_settled()
-        return True
 
     def _thread_loop(self) -> asyncio.AbstractEventLoop:
         """One event loop per worker thread for async handlers called from sync code."""

@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 from .. import _telemetry
 
-__all__ = ["traced_delivery", "traced_delivery_async"]
+__all__ = ["delivered", "delivery_started", "traced_delivery"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,21 +35,18 @@ def traced_delivery(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Call
     return decorate
 
 
-def traced_delivery_async(delivery_id_of: Callable[[Any, Any], Optional[str]]) -> Callable[[F], F]:
-    """``traced_delivery`` for ``handle_async``."""
-    def decorate(handle: F) -> F:
-        @functools.wraps(handle)
-        async def wrapper(receiver: Any, body: Any, headers: Any) -> Any:
-            if _telemetry.absent():
-                return await handle(receiver, body, headers)
-            started = time.time_ns()
-            response = await handle(receiver, body, headers)
-            _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
-            return response
+def delivery_started() -> int:
+    """For ``handle_async``, which records its delivery itself (no wrapping coroutine per
+    request): when its span starts (``time.time_ns()``), or 0 without OpenTelemetry."""
+    return 0 if _telemetry.absent() else time.time_ns()
 
-        return wrapper  # type: ignore[return-value]
 
-    return decorate
+def delivered(receiver: Any, response: Any, delivery_id_of: Callable[[Any, Any], Optional[str]], headers: Any,
+              started: int) -> None:
+    """The span and count of a delivery ``handle_async`` answered, begun at ``started``
+    (``delivery_started``: 0 records nothing)."""
+    if started:
+        _delivered(receiver, response, lambda: delivery_id_of(receiver, headers), started)
 
 
 def _delivered(receiver: Any, response: Any, delivery_id: Callable[[], Optional[str]], started: int) -> None:

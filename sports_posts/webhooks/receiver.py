@@ -45,7 +45,7 @@ from ._common import secret_keys
 from ._decision import WebhookResponse
 from ._engine import MAX_WORKERS_LIMIT, HandlerEngine
 from ._inbox_worker import InboxWorker
-from ._traced import traced_delivery, traced_delivery_async
+from ._traced import delivered, delivery_started, traced_delivery
 from .dedupe._protocol import DedupeStore
 from .dedupe.memory import MemoryDedupeStore
 from .events import (
@@ -263,21 +263,38 @@ class WebhookReceiver:
             return self._enqueue(body, event, event.dedupe_key)
         return self._engine.run_inline(event, event.dedupe_key, started)
 
-    @traced_delivery_async(_delivery_id)
     async def handle_async(self, body: Payload, headers: Headers) -> WebhookResponse:
         """``handle`` for asyncio apps: stores with an async path are awaited on the loop,
         blocking ones (SQLite, the inbox) run in a thread; async handlers start at once."""
+        # One coroutine for the usual request (memory store, async handler): its telemetry,
+        # the claim and the handler's task are driven from here, not through a wrapper each.
+        traced = delivery_started()
         response, event, started = self._verify(body, headers)  # CPU only: no reason to leave the loop
-        if event is None:
-            assert response is not None
-            return response
-        refused = await self._adrive_claim(event, started)
-        if refused is not None:
-            return refused
-        if self.inbox is not None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, self._enqueue, body, event, event.dedupe_key)
-        return await self._engine.arun_inline(event, event.dedupe_key, started)
+        if event is not None:
+            engine = self._engine
+            if engine.memory_store:  # a plain call: no coroutine, and no claim steps unless refused
+                try:
+                    claimed: Union[bool, Exception] = self.store.claim(event.dedupe_key)
+                except Exception as exc:
+                    claimed = exc
+                if claimed is True:
+                    self._store_outage.answered()
+                    response = None
+                else:
+                    response = await self._adrive_claim(event, started, claimed)
+            else:
+                response = await self._adrive_claim(event, started)
+            if response is None:
+                if self.inbox is not None:
+                    loop = asyncio.get_running_loop()
+                    response = await loop.run_in_executor(None, self._enqueue, body, event, event.dedupe_key)
+                elif engine.is_async:
+                    response = await engine.arun_task(event, event.dedupe_key, started)
+                else:
+                    response = await engine.arun_inline(event, event.dedupe_key, started)
+        assert response is not None
+        delivered(self, response, _delivery_id, headers, traced)
+        return response
 
     def _claimed(self, outcome: Union[str, Exception], event: WebhookEvent) -> Optional[WebhookResponse]:
         """The end of a claim, for both drivers: None when this request has the story, else
@@ -307,13 +324,21 @@ class WebhookReceiver:
         except Exception as exc:
             return self._claimed(exc, event)
 
-    async def _adrive_claim(self, event: WebhookEvent, started: float) -> Optional[WebhookResponse]:
+    async def _adrive_claim(
+        self, event: WebhookEvent, started: float, first: Union[bool, Exception, None] = None
+    ) -> Optional[WebhookResponse]:
         """``_drive_claim`` on the loop: the memory store's calls are made directly, without a
-        coroutine each; a store with an async path is awaited, the others run in a thread."""
+        coroutine each; a store with an async path is awaited, the others run in a thread.
+        ``first``: the answer of the first claim, already made by the caller."""
         steps, key = decision.claim_steps(started + self._in_flight_wait, time.monotonic), event.dedupe_key
         engine, direct = self._engine, self._engine.memory_store
         answer: Any = None
         try:
+            if first is not None:
+                steps.send(None)  # the first step is that claim
+                if isinstance(first, Exception):
+                    raise first
+                answer = first
             while True:
                 operation, seconds = steps.send(answer)
                 if operation == "wait":

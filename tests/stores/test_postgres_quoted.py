@@ -1,5 +1,6 @@
-"""``PostgresInbox.put``'s hot path (``sports_posts/_stores/quoted.py``): its values quoted on
-the client by libpq, its message sent and read on the libpq connection in the caller's task.
+"""The hot path of ``PostgresInbox.put`` and ``mark_done`` and ``PostgresDedupeStore.claim``
+(``sports_posts/_stores/quoted.py``): its values quoted on the client by libpq, its message
+sent and read on the libpq connection in the caller's task or thread, with no cursor.
 Every value comes back as it was put, on every deployment and with either setting of
 ``standard_conforming_strings``; a failure is the store's typed error; a cancelled call
 returns at once while its statement runs on and gives its connection back (a frozen server
@@ -15,8 +16,9 @@ import psycopg
 import pytest
 
 from sports_posts._stores import StoreError
+from sports_posts._stores import quoted as quoted_module
 from sports_posts._stores.quoted import Quoted, Template
-from sports_posts.webhooks import PostgresInbox
+from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox
 
 pytestmark = pytest.mark.postgres
 
@@ -54,6 +56,89 @@ def test_every_key_body_and_delivery_id_comes_back_as_put(pg: str, deployment: s
         first, again = asyncio.run(scenario())
     assert first == [True] * len(cases) and again == [False] * len(cases), "a retry of a stored story is refused"
     assert _stored(pg) == {key: (body, delivery) for key, body, delivery in cases}
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+def test_claims_and_done_marks_of_every_key_mean_what_they_say_on_the_quoted_path(
+    pg: str, deployment: str, sync: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # claim and mark_done go the quoted way (no cursor) but for a sweep's turn: every key is
+    # claimed once, refused while claimed, and done; every entry leased is marked done once.
+    quoted: list[str] = []
+
+    def counted(*args: Any) -> int:
+        quoted.append("sync")
+        return quoted_module.reply(*args)
+
+    async def acounted(*args: Any) -> int:
+        quoted.append("async")
+        return await quoted_module.areply(*args)
+
+    monkeypatch.setattr("sports_posts._stores.postgres.reply", counted)
+    monkeypatch.setattr("sports_posts._stores.postgres.areply", acounted)
+    store, inbox = PostgresDedupeStore(deployment), PostgresInbox(deployment)
+    keys = [f"{i}:{key}" for i, key in enumerate(KEYS)]
+    if sync:
+        claimed = [(store.claim(key), store.claim(key)) for key in keys]
+        for key in keys:
+            store.complete(key)
+        done = [store.is_complete(key) for key in keys]
+        for key in keys:
+            inbox.put(key, b"x")
+        taken = inbox.take_due(len(keys))
+        for entry in taken:
+            inbox.mark_done(entry)
+        counts = inbox.counts()
+        store.close()
+        inbox.close()
+    else:
+        async def scenario() -> tuple[Any, ...]:
+            claimed = [(await store.aclaim(key), await store.aclaim(key)) for key in keys]
+            for key in keys:
+                await store.acomplete(key)
+            done = [await store.ais_complete(key) for key in keys]
+            for key in keys:
+                await inbox.aput(key, b"x")
+            taken = await inbox.atake_due(len(keys))
+            for entry in taken:
+                await inbox.amark_done(entry)
+            counts = await inbox.acounts()
+            await store.aclose()
+            await inbox.aclose()
+            return claimed, done, taken, counts
+
+        claimed, done, taken, counts = asyncio.run(scenario())
+    assert claimed == [(True, False)] * len(keys) and done == [True] * len(keys)
+    assert sorted(entry.key for entry in taken) == sorted(keys)
+    assert counts["done"] == len(keys) and counts["processing"] == 0, counts
+    # Every claim, put and mark_done (a sweep's turn, one call in a thousand, sends a list of two)
+    assert quoted == ["sync" if sync else "async"] * (2 * len(keys) + len(keys) + len(keys)), quoted
+
+
+def test_a_sweeps_turn_sends_its_statement_and_the_delete_and_means_the_same(
+    pg: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every call a sweep's turn: claim and mark_done then send a list of two statements
+    # (no longer one Quoted), whose first answers as the quoted one does.
+    from sports_posts.webhooks import _store
+
+    monkeypatch.setattr(_store, "_SWEEP_EVERY", 1)
+    now = [1_000_000.0]
+    store = PostgresDedupeStore(pg, lease=60, ttl=7200, clock=lambda: now[0])
+    inbox = PostgresInbox(pg, clock=lambda: now[0])
+    assert not isinstance(store._claim_sql("k", "t"), Quoted)
+    assert store.claim("lapsed") is True
+    now[0] += 61  # its lease lapsed: the next claim's sweep deletes its row
+    assert (store.claim("it's"), store.claim("it's")) == (True, False)
+    with psycopg.connect(pg, autocommit=True) as conn:
+        keys = {row[0] for row in conn.execute("SELECT key FROM sports_posts_claims").fetchall()}
+    assert keys == {"it's"}
+    assert inbox.put("entry", b"x") is True
+    [entry] = inbox.take_due(1)
+    inbox.mark_done(entry)
+    assert inbox.counts()["done"] == 1
+    store.close()
+    inbox.close()
 
 
 @pytest.mark.parametrize("conforming", ["on", "off"])

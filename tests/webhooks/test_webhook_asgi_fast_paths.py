@@ -85,3 +85,63 @@ def test_the_memory_store_claims_and_completes_under_handle_async() -> None:
         assert (await receiver.handle_async(request.body, request.headers)).outcome == "duplicate"
 
     asyncio.run(scenario())
+
+
+def _recorded(fail_on: str = "") -> tuple[MemoryDedupeStore, list[str]]:
+    """A memory store itself (the receiver's direct path is for its type alone) whose calls
+    are recorded: its methods are wrapped on the instance."""
+    store, calls = MemoryDedupeStore(), []
+
+    def wrapped(name: str) -> Any:
+        method = getattr(store, name)
+
+        def call(key: str) -> Any:
+            calls.append(name)
+            if name == fail_on:
+                raise ConnectionError(f"{name} failed")
+            return method(key)
+
+        return call
+
+    for name in ("claim", "complete", "release", "is_complete"):
+        setattr(store, name, wrapped(name))
+    return store, calls
+
+
+def test_the_memory_store_is_asked_once_per_step_on_the_direct_path() -> None:
+    # The first claim is made by handle_async itself: a refused one goes on to the claim's
+    # next step (is the story done?), never claims the story a second time.
+    async def handler(event: WebhookEvent) -> None:
+        pass
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        store, calls = _recorded()
+        receiver = WebhookReceiver(SECRET, handler, store=store)
+        assert receiver._engine.memory_store, "the direct path"
+        request = signed()
+        assert (await receiver.handle_async(request.body, request.headers)).status_code == 202
+        first = list(calls)
+        del calls[:]
+        assert (await receiver.handle_async(request.body, request.headers)).outcome == "duplicate"
+        return first, calls
+
+    first, again = asyncio.run(scenario())
+    assert first == ["claim", "complete"]
+    assert again == ["claim", "is_complete"]
+
+
+def test_a_memory_store_failing_its_claim_on_the_direct_path_is_a_503_and_runs_no_handler() -> None:
+    ran: list[WebhookEvent] = []
+
+    async def handler(event: WebhookEvent) -> None:
+        ran.append(event)
+
+    async def scenario() -> Any:
+        store, calls = _recorded(fail_on="claim")
+        receiver = WebhookReceiver(SECRET, handler, store=store)
+        request = signed()
+        return await receiver.handle_async(request.body, request.headers), calls
+
+    response, calls = asyncio.run(scenario())
+    assert (response.status_code, response.outcome) == (503, "store_unavailable")
+    assert calls == ["claim"] and ran == []

@@ -66,7 +66,7 @@ class WebhookASGIApp:
             if not message.get("more_body", False):
                 break
         response = await self.receiver.handle_async(b"".join(chunks), headers)
-        await _send(send, response.status_code, response.body, _raw_headers(response))
+        await _send(send, response[0], response[1], _raw_headers(response))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -98,9 +98,21 @@ def _raw_headers(response: WebhookResponse) -> list[tuple[bytes, bytes]]:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.headers]
 
 
+_SENT_HEADERS: dict[bytes, list[tuple[bytes, bytes]]] = {}
+"""The headers sent with each of the receiver's few bodies (its answers' ``_JSON`` headers
+and their ``Content-Length``), made once per body: shared, never changed once made."""
+
+
 async def _send(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    headers = [*headers, (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    if headers is _JSON:
+        sent = _SENT_HEADERS.get(body)
+        if sent is None:
+            sent = [*headers, (b"content-length", str(len(body)).encode())]
+            if len(_SENT_HEADERS) < 64:  # the receiver's fixed answers; a refusal's error text varies
+                _SENT_HEADERS[body] = sent
+    else:
+        sent = [*headers, (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": sent})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..._stores.given import check_in_transaction
 from ..._stores.postgres import NOW, PostgresTarget, Result, Statement
+from ..._stores.quoted import Quoted, Template
 from .._store import (
     DEFAULT_LEASE,
     DEFAULT_TTL,
@@ -30,6 +32,16 @@ if TYPE_CHECKING:
 __all__ = ["PostgresDedupeStore"]
 
 logger: logging.Logger = logging.getLogger("sports_posts.webhooks")
+
+# One upsert: a new claim, or a takeover of one whose lease or ttl has passed. The primary key
+# makes concurrent claims of one key wait for each other: one wins.
+_CLAIM = Template(
+    "INSERT INTO sports_posts_claims (key, token, expires_at)"
+    f" VALUES (%(key)s, %(token)s, {NOW} + %(lease)s)"
+    " ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at"
+    f" WHERE sports_posts_claims.expires_at <= {NOW}"
+)
+
 
 class PostgresDedupeStore(PostgresStore):
     """Dedupe claims in a PostgreSQL table, shared by every host of a fleet.
@@ -70,19 +82,13 @@ class PostgresDedupeStore(PostgresStore):
 
     # -- statements and their meaning (shared by sync and async) ------------------------
 
-    def _claim_sql(self, key: str, token: str) -> list[Statement]:
-        # One upsert: a new claim, or a takeover of one whose lease or ttl has passed. The
-        # primary key makes concurrent claims of one key wait for each other: one wins.
-        statements: list[Statement] = [(
-            "INSERT INTO sports_posts_claims (key, token, expires_at)"
-            f" VALUES (%(key)s, %(token)s, {NOW} + %(lease)s)"
-            " ON CONFLICT (key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at"
-            f" WHERE sports_posts_claims.expires_at <= {NOW}",
-            {"key": check_key(key), "token": token, "lease": self.lease, "now": self._now()},
-        )]
-        if self._sweep_due():
-            statements.append((f"DELETE FROM sports_posts_claims WHERE expires_at <= {NOW}", {"now": self._now()}))
-        return statements
+    def _claim_sql(self, key: str, token: str) -> Sequence[Statement]:
+        values = {"key": check_key(key), "token": token, "lease": self.lease, "now": self._now()}
+        if not self._sweep_due():
+            # Quoted: one statement whose rowcount alone counts, its values quoted by libpq
+            return Quoted(_CLAIM, values)
+        return [(_CLAIM.sql, values),
+                (f"DELETE FROM sports_posts_claims WHERE expires_at <= {NOW}", {"now": self._now()})]
 
     def _claimed(self, key: str, token: str, results: list[Result]) -> bool:
         claimed = results[0][0] == 1

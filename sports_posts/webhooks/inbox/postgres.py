@@ -32,6 +32,13 @@ _PUT = Template(
 )
 
 
+_DONE = Template(
+    "UPDATE sports_posts_inbox SET state = 'done', attempts = attempts + 1, body = '',"
+    f" due_at = {NOW} + %(retention)s, last_error = NULL"
+    " WHERE key = %(key)s AND token = %(token)s AND state = 'processing'"
+)
+
+
 def _entries(rows: Sequence[tuple[Any, ...]]) -> list[InboxEntry]:
     return [InboxEntry(row[0], bytes(row[1]), *row[2:]) for row in rows]
 
@@ -98,17 +105,12 @@ class PostgresInbox(PostgresStore, InboxPolicy):
     def _get_sql(self, key: str) -> list[Statement]:
         return [(f"SELECT {_ENTRY_COLUMNS} FROM sports_posts_inbox WHERE key = %(key)s", {"key": key})]
 
-    def _done_sql(self, entry: InboxEntry) -> list[Statement]:
-        statements: list[Statement] = [(
-            "UPDATE sports_posts_inbox SET state = 'done', attempts = attempts + 1, body = '',"
-            f" due_at = {NOW} + %(retention)s, last_error = NULL"
-            " WHERE key = %(key)s AND token = %(token)s AND state = 'processing'",
-            {"retention": self.retention, "key": entry.key, "token": entry.token, "now": self._now()},
-        )]
-        if self._sweep_due():
-            statements.append((f"DELETE FROM sports_posts_inbox WHERE state = 'done' AND due_at <= {NOW}",
-                               {"now": self._now()}))
-        return statements
+    def _done_sql(self, entry: InboxEntry) -> Sequence[Statement]:
+        values = {"retention": self.retention, "key": entry.key, "token": entry.token, "now": self._now()}
+        if not self._sweep_due():
+            return Quoted(_DONE, values)  # one statement whose rowcount alone counts
+        return [(_DONE.sql, values),
+                (f"DELETE FROM sports_posts_inbox WHERE state = 'done' AND due_at <= {NOW}", {"now": self._now()})]
 
     def _done_many_sql(self, entries: Sequence[InboxEntry]) -> list[Statement]:
         # One statement for the batch, the lease checked per entry: a row counts as done
