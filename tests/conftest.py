@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import uuid
 from collections.abc import Iterator
@@ -194,3 +195,11 @@ def retry_waits() -> RetryWaits:
 def retry_sleeps(retry_waits: RetryWaits) -> list[float]:
     """The waits ``retry_waits`` recorded, in order."""
     return retry_waits.waits
+
+
+@pytest.fixture
+def no_earlier_garbage() -> None:
+    """Collect what earlier tests of this worker left unreachable before a test watches its
+    loops' exception handlers: an unclosed driver client of theirs, collected while this
+    test's loop runs, reports itself to that loop (redis-py's ``__del__`` asks the running one)."""
+    gc.collect()

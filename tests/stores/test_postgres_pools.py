@@ -25,7 +25,7 @@ from sports_posts.webhooks import PostgresDedupeStore, PostgresInbox
 from tests.stores.bounded import PATIENCE, bounded
 from tests.stores.pg_process import PostgresProcess
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.usefixtures("no_earlier_garbage")]
 
 CONNECT, STATEMENT = 3.0, 3.0
 BOUND = CONNECT + STATEMENT  # a call's documented bound (connect_timeout + statement_timeout)

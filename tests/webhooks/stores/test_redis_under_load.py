@@ -29,7 +29,7 @@ from tests.forked import with_os_fork
 from tests.webhooks.stores.redis_process import RedisProcess
 from tests.webhooks.webhook_helpers import SECRET, signed
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.usefixtures("no_earlier_garbage")]
 
 BOUND = 60.0
 """The longest any wait of these tests may take (a hang fails the test, never the run)."""
