@@ -25,4 +25,8 @@ async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable
 
 
 if __name__ == "__main__":
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error", access_log=False, lifespan="off")
+    # Keep-alive connections stay open however long a round waits (uvicorn closes an idle one
+    # after 5 s by default: a client starved that long on a busy machine, as CI's niced lane
+    # is, met "Server disconnected" on its next request, a failure of the harness).
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="error", access_log=False, lifespan="off",
+                timeout_keep_alive=3600)

@@ -77,7 +77,9 @@ def serve(kind: str, port: int, store_url: str = "") -> None:
     import uvicorn
 
     app = _sdk_app(store_url) if kind in ("sdk", "postgres") else _bare_app()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    # both apps alike: an idle keep-alive connection of the load generator is never closed
+    # under it (uvicorn's 5 s default, which a starved client on a busy machine can reach)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, timeout_keep_alive=3600)
 
 
 # --------------------------------------------------------------------------- the load
