@@ -15,10 +15,12 @@ closing it: closing would send a goodbye on a socket the parent still uses.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import weakref
+from collections.abc import Awaitable
 from typing import Any, Callable, Generic, Optional, TypeVar
 
 __all__ = ["PerLoop", "PerProcess", "generation", "on_fork"]
@@ -147,14 +149,20 @@ class PerLoop(_Forkable, Generic[T]):
     """One value per running event loop of this process (an async connection pool is bound
     to the loop that opened it), made by ``factory`` in that loop on first use. A loop that
     closed drops its value; a forked child starts with none. A trio run (through anyio)
-    counts as a loop of its own."""
+    counts as a loop of its own.
 
-    __slots__ = ("__weakref__", "_factory", "_lock", "_values")
+    With ``close``, an asyncio loop's value is also closed on that loop when the loop ends:
+    ``asyncio.run`` and asgiref's ``async_to_sync`` cancel every task left before closing
+    the loop, and a task waiting here then runs ``close`` (an open connection pool dropped
+    with its loop would report itself unclosed to whichever loop the collector runs on)."""
 
-    def __init__(self, factory: Callable[[], T]) -> None:
+    __slots__ = ("__weakref__", "_close", "_factory", "_lock", "_values")
+
+    def __init__(self, factory: Callable[[], T], close: Optional[Callable[[T], Awaitable[object]]] = None) -> None:
         self._factory = factory
+        self._close = close
         self._lock = threading.Lock()
-        self._values: dict[int, tuple[weakref.ref[Any], T]] = {}
+        self._values: dict[int, _Entry[T]] = {}
         _callbacks.add(self)
 
     def _after_fork(self) -> None:
@@ -165,16 +173,18 @@ class PerLoop(_Forkable, Generic[T]):
         """The running loop's value, made now if it has none (call from a coroutine)."""
         loop = _running_loop()
         entry = self._values.get(id(loop))
-        if entry is not None and entry[0]() is loop:
-            return entry[1]
+        if entry is not None and entry.loop() is loop:
+            return entry.value
         with self._lock:
             entry = self._values.get(id(loop))
-            if entry is not None and entry[0]() is loop:
-                return entry[1]
+            if entry is not None and entry.loop() is loop:
+                return entry.value
             self._forget_closed()
-            value = self._factory()
-            self._values[id(loop)] = (weakref.ref(loop), value)
-            return value
+            entry = _Entry(loop, self._factory())
+            if self._close is not None:
+                entry.close_at_the_end(loop, self._close)
+            self._values[id(loop)] = entry
+            return entry.value
 
     def peek(self) -> Optional[T]:
         """The running loop's value if it has one."""
@@ -183,14 +193,17 @@ class PerLoop(_Forkable, Generic[T]):
         except RuntimeError:
             return None
         entry = self._values.get(id(loop))
-        return entry[1] if entry is not None and entry[0]() is loop else None
+        return entry.value if entry is not None and entry.loop() is loop else None
 
     def take(self) -> Optional[T]:
         """The running loop's value, forgotten here (the caller closes it on this loop)."""
         loop = _running_loop()
         with self._lock:
             entry = self._values.pop(id(loop), None)
-        return entry[1] if entry is not None and entry[0]() is loop else None
+        if entry is None or entry.loop() is not loop:
+            return None
+        entry.release()
+        return entry.value
 
     def others(self) -> list[T]:
         """The values of other loops still open (for a close that reaches them from here)."""
@@ -200,11 +213,45 @@ class PerLoop(_Forkable, Generic[T]):
             running = None
         with self._lock:
             self._forget_closed()
-            return [value for ref, value in self._values.values() if ref() is not running]
+            return [entry.value for entry in self._values.values() if entry.loop() is not running]
 
     def _forget_closed(self) -> None:
         """Drop the values of loops that closed or are gone: nothing can use them again."""
-        for key, (ref, _) in list(self._values.items()):
-            loop = ref()
+        for key, entry in list(self._values.items()):
+            loop = entry.loop()
             if loop is None or _loop_closed(loop):
                 del self._values[key]
+
+
+class _Entry(Generic[T]):
+    """A loop's value, and the task that closes it when the loop ends (``PerLoop``'s close)."""
+
+    __slots__ = ("guard", "loop", "released", "value")
+
+    def __init__(self, loop: Any, value: T) -> None:
+        self.loop: weakref.ref[Any] = weakref.ref(loop)
+        self.value = value
+        self.guard: Any = None
+        self.released = False
+
+    def close_at_the_end(self, loop: Any, close: Callable[[T], Awaitable[object]]) -> None:
+        import asyncio
+
+        if isinstance(loop, asyncio.AbstractEventLoop):  # a trio run closes nothing of asyncio's
+            self.guard = loop.create_task(self._closer(close))
+
+    async def _closer(self, close: Callable[[T], Awaitable[object]]) -> None:
+        import asyncio
+
+        try:
+            await asyncio.get_running_loop().create_future()  # until the loop cancels its tasks
+        finally:
+            if not self.released:
+                with contextlib.suppress(Exception):
+                    await close(self.value)
+
+    def release(self) -> None:
+        """The value was taken to be closed by its taker: the loop's end leaves it alone."""
+        self.released = True
+        if self.guard is not None:
+            self.guard.cancel()

@@ -1,7 +1,6 @@
 """What the PostgreSQL stores' pools are made with: psycopg_pool itself (or the missing-extra
 error), connection classes that remember why a connection could not be opened, the close of
-a per-loop pool when its loop ends (and of a sync pool when its process exits), and the hosts
-of a multi-host URL."""
+a sync pool when its process exits, and the hosts of a multi-host URL."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 
 from .errors import missing_extra
 
-__all__ = ["Attempts", "alend", "lend", "close_at_exit", "close_with_the_loop", "consume", "host_count", "pool_module",
+__all__ = ["Attempts", "alend", "lend", "close_at_exit", "consume", "host_count", "pool_module",
            "quiet", "recording", "run_on"]
 
 
@@ -131,15 +130,6 @@ def _recorded(record: Callable[[Optional[BaseException]], None]) -> Iterator[Non
 async def _arecorded(connecting: Awaitable[Any], record: Callable[[Optional[BaseException]], None]) -> Any:
     with _recorded(record):
         return await connecting
-
-
-async def close_with_the_loop(pool: Any) -> None:
-    """Wait until this loop's tasks are cancelled (the loop ends), then close ``pool``."""
-    try:
-        await asyncio.get_running_loop().create_future()
-    finally:
-        with contextlib.suppress(Exception):
-            await pool.close(timeout=1.0)
 
 
 def consume(task: asyncio.Future[Any]) -> None:

@@ -64,7 +64,6 @@ from .pools import (
     Attempts,
     alend,
     close_at_exit,
-    close_with_the_loop,
     consume,
     host_count,
     lend,
@@ -206,7 +205,7 @@ class Postgres:
         self._wait_bound = float(self._connect_bound * host_count(self.url))
         self._settings_of: dict[float, list[str]] = {}
         self._pool: PerProcess[Any] = PerProcess(self._new_pool)
-        self._apools: PerLoop[Any] = PerLoop(self._new_apool)
+        self._apools: PerLoop[Any] = PerLoop(self._new_apool, close=_close_pool)
         self._attempts = Attempts()
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()
@@ -439,18 +438,14 @@ class Postgres:
 
     # -- async ---------------------------------------------------------------------------
 
-    def _new_apool(self) -> tuple[Any, asyncio.Task[None]]:
+    def _new_apool(self) -> Any:
         pools = pool_module(self.owner)
-        pool = pools.AsyncConnectionPool(
+        return pools.AsyncConnectionPool(
             self.url, connection_class=recording(self._driver.AsyncConnection, self._attempts.record),
             open=False,
             check=self._acheck, num_workers=2,
             **self._pool_args(self._driver.AsyncClientCursor),
         )
-        # The pool closes when its loop ends (asyncio.run cancels every task left): its own
-        # workers, cancelled in the middle of a connection, would otherwise wait for more
-        # work for ever and asyncio.run would never return.
-        return pool, asyncio.get_running_loop().create_task(close_with_the_loop(pool))
 
     async def _acheck(self, conn: Any) -> None:
         if quiet(conn):
@@ -471,7 +466,7 @@ class Postgres:
         if self.url is None:
             kind = "a sync pool" if self._given_pool is not None else "a sync connection"
             raise ParameterError(f"{self.owner} was given {kind}: use its sync methods", parameter="url")
-        pool = self._apools.get()[0]
+        pool = self._apools.get()
         if pool.closed:  # not opened yet (open() on an open pool costs a lock per call)
             await pool.open()
         return pool
@@ -562,11 +557,16 @@ class Postgres:
     async def aclose(self) -> None:
         """Close this event loop's own pool of async connections, and this process's sync one."""
         self.close()
-        mine = self._apools.take()
-        if mine is not None:
-            pool, guard = mine
-            guard.cancel()
+        pool = self._apools.take()
+        if pool is not None:
             await pool.close()
+
+
+async def _close_pool(pool: Any) -> None:
+    """A loop's pool when the loop ends (``PerLoop``): its own workers, cancelled in the middle
+    of a connection, would otherwise wait for more work for ever and ``asyncio.run`` would
+    never return."""
+    await pool.close(timeout=1.0)
 
 
 def _migration() -> list[Statement]:

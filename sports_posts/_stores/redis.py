@@ -12,8 +12,8 @@ Connections come from redis-py's pools: each command (a script, a pipeline) take
 itself and gives it back, so no connection serves two calls in flight. The sync client is
 shared by every thread; its pool notices a fork by pid and starts empty in the child, without
 closing the parent's sockets. An asyncio client is bound to its event loop: one is made per
-loop (``_scoped.PerLoop``: a closed loop's is dropped, a second ``asyncio.run`` gets its own)
-and none crosses a fork (a child makes its own; a customer's asyncio client has its pool
+loop (``_scoped.PerLoop``: a second ``asyncio.run`` gets its own, and the first's is closed
+when its loop ends, as ``asyncio.run`` and ``async_to_sync`` end a loop) and none crosses a fork (a child makes its own; a customer's asyncio client has its pool
 emptied in the child, as redis-py does for a sync pool).
 
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
@@ -54,7 +54,7 @@ from .errors import (
     translated,
 )
 from .redis_cluster import Reach
-from .redis_sentinel import sentinel_url
+from .redis_sentinel import sentinel_url, sentinels_of
 
 __all__ = ["DEFAULT_MAX_CONNECTIONS", "Name", "Redis", "has_hash_tag", "tagged"]
 
@@ -98,13 +98,18 @@ class Name(str):
 
 class _LoopClient:
     """One event loop's asyncio client (``None``: the sync one runs in a worker thread) and
-    the scripts registered on it, dropped together when the loop closes."""
+    the scripts registered on it, closed together when the loop ends."""
 
     __slots__ = ("client", "scripts")
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self.scripts: dict[tuple[int, str], Any] = {}
+
+    async def aclose(self) -> None:
+        """Close the client made for the loop (``PerLoop`` runs this when the loop ends)."""
+        for made in [self.client, *sentinels_of(self.client)] if self.client is not None else []:
+            await made.aclose()
 
 
 DEFAULT_MAX_CONNECTIONS = 100
@@ -210,7 +215,7 @@ class Redis:
         self._scripts: dict[tuple[int, str], Any] = {}
         self._scripts_lock = threading.Lock()
         # This loop's asyncio client (made from the URL or mirrored from the sync client).
-        self._by_loop: _scoped.PerLoop[_LoopClient] = _scoped.PerLoop(self._new_aclient)
+        self._by_loop: _scoped.PerLoop[_LoopClient] = _scoped.PerLoop(self._new_aclient, close=_LoopClient.aclose)
         # The loop a customer's asyncio client last ran on: its pooled connections belong to it.
         self._given_loop: Optional[weakref.ref[asyncio.AbstractEventLoop]] = None
         self._fork_handle = _scoped.on_fork(functools.partial(_after_fork, weakref.ref(self)))
@@ -524,6 +529,8 @@ class Redis:
         if self.url is not None and self._client is not None:
             with self.errors():
                 self._client.close()
+                for sentinel in sentinels_of(self._client):
+                    sentinel.close()
 
     # -- async ---------------------------------------------------------------------------
 
@@ -581,10 +588,9 @@ class Redis:
         """Close the sync client made from a URL and this loop's async client made here."""
         self.close()
         mine = self._by_loop.take()
-        client = mine.client if mine is not None else None
-        if client is not None:
+        if mine is not None:
             with self.errors():
-                await client.aclose()
+                await mine.aclose()
 
 
 def _after_fork(runner: weakref.ref[Redis]) -> None:

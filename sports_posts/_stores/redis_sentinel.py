@@ -1,4 +1,5 @@
-"""The ``redis+sentinel://`` URL: the sentinels, the service and the master's settings."""
+"""The ``redis+sentinel://`` URL: the sentinels, the service and the master's settings; and
+the sentinels' clients of a master client made from one."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from .._errors import ParameterError
 from .errors import redact_url
 
-__all__ = ["sentinel_url"]
+__all__ = ["sentinel_url", "sentinels_of"]
 
 
 def sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, int]], str, dict[str, Any]]:
@@ -57,3 +58,10 @@ def sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, 
     if parts.scheme.lower().startswith("rediss"):
         settings["ssl"] = True
     return sentinels, unquote(path[0]), settings
+
+
+def sentinels_of(client: Any) -> list[Any]:
+    """The clients of the sentinels a Sentinel-managed master client asks (closed with it,
+    when it was made from a URL: closing the master's own pool leaves their sockets open)."""
+    manager = getattr(getattr(client, "connection_pool", None), "sentinel_manager", None)
+    return list(manager.sentinels) if manager is not None else []

@@ -42,3 +42,51 @@ def test_a_trio_run_still_going_is_another_open_loop() -> None:
 
     trio.run(outer)
     assert seen == [1]
+
+
+def test_a_value_with_a_close_is_closed_on_its_loop_when_asyncio_run_ends_it() -> None:
+    closed: list[tuple[int, bool]] = []
+    made = iter(range(10))
+
+    async def close(value: int) -> None:
+        closed.append((value, asyncio.get_running_loop().is_running()))
+
+    values = PerLoop(lambda: next(made), close=close)
+
+    async def use() -> int:
+        return values.get()
+
+    assert asyncio.run(use()) == 0 and closed == [(0, True)]  # on its own loop, still running
+    assert asyncio.run(use()) == 1 and closed == [(0, True), (1, True)]
+
+
+def test_a_value_taken_is_the_takers_to_close_and_the_loops_end_leaves_it() -> None:
+    closed: list[object] = []
+
+    async def close(value: object) -> None:
+        closed.append(value)
+
+    values: PerLoop[object] = PerLoop(object, close=close)
+
+    async def take() -> object:
+        made = values.get()
+        await asyncio.sleep(0)  # the closing task has started waiting
+        assert values.take() is made
+        return made
+
+    asyncio.run(take())
+    assert closed == []
+
+
+def test_a_trio_run_closes_nothing_of_asyncios() -> None:
+    closed: list[object] = []
+
+    async def close(value: object) -> None:
+        closed.append(value)
+
+    values: PerLoop[object] = PerLoop(object, close=close)
+
+    async def use() -> object:
+        return values.get()
+
+    assert trio.run(use) is not None and closed == []
