@@ -1,5 +1,6 @@
-"""Checked by mypy --strict in test_raw_response_view.py, never run: what type checkers infer
-for ``with_raw_response`` (each ``assert_type`` fails the check if the type differs)."""
+"""Checked by the repository's ``mypy --strict ... tests`` (``.ci/run``, CONTRIBUTING.md),
+never run: what type checkers infer for ``with_raw_response`` (each ``assert_type`` fails
+the check if the type differs, ``Any`` included)."""
 
 from __future__ import annotations
 

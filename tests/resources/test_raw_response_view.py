@@ -1,13 +1,10 @@
 """``with_raw_response`` typed as openai-python types it: per-resource views whose methods
-keep their parameters and declare a ``RawResponse`` answer, checked by mypy, and the same
-runtime answers as before."""
+keep their parameters and declare a ``RawResponse`` answer (what mypy infers is checked with
+the repository's mypy run, in raw_response_typing.py), and the same runtime answers as before."""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import respx
@@ -18,21 +15,6 @@ from sports_posts.resources.posts import AsyncPostsWithRawResponse, PostsWithRaw
 from tests.client.bodies import INFO
 from tests.client.conftest import API_KEY, BASE_URL, page, post
 from tests.wire import spec_compliance
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.mark.slow
-def test_mypy_infers_raw_response_of_what_each_method_returns(tmp_path: Path) -> None:
-    # The module's assert_type lines fail the check on a type that differs (Any included),
-    # and its "type: ignore" lines on an error mypy does not report (strict warns of them).
-    # In a process of its own: mypy's tables of a whole run (a million objects) would stay
-    # in this worker and make every later full collection of its garbage slower.
-    done = subprocess.run([
-        sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"),
-        "--cache-dir", str(tmp_path), "--no-error-summary", str(ROOT / "tests" / "resources" / "raw_response_typing.py"),
-    ], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_views_are_the_typed_classes_and_leave_off_what_is_many_calls() -> None:
