@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Callable, Generic, Optional, TypeVar
 
 __all__ = ["PerLoop", "PerProcess", "generation", "on_fork"]
@@ -151,16 +151,23 @@ class PerLoop(_Forkable, Generic[T]):
     closed drops its value; a forked child starts with none. A trio run (through anyio)
     counts as a loop of its own.
 
-    With ``close``, an asyncio loop's value is also closed on that loop when the loop ends:
-    ``asyncio.run`` and asgiref's ``async_to_sync`` cancel every task left before closing
-    the loop, and a task waiting here then runs ``close`` (an open connection pool dropped
-    with its loop would report itself unclosed to whichever loop the collector runs on)."""
+    With ``close``, an asyncio loop's value is also closed on that loop when the loop ends
+    the way ``asyncio.run``, ``asyncio.Runner`` and asgiref's ``async_to_sync`` end one (an
+    open connection pool dropped with its loop would report itself unclosed to whichever
+    loop the collector runs on): by an async generator of the loop's, which those close
+    (``shutdown_asyncgens``) after the loop's last task; or, with ``early``, by a task,
+    which they cancel with the loop's other tasks (for a pool whose own tasks end only once
+    it closes). A loop closed by hand without either leaves the value to the collector, as
+    before, and nothing is logged."""
 
-    __slots__ = ("__weakref__", "_close", "_factory", "_lock", "_values")
+    __slots__ = ("__weakref__", "_close", "_early", "_factory", "_lock", "_values")
 
-    def __init__(self, factory: Callable[[], T], close: Optional[Callable[[T], Awaitable[object]]] = None) -> None:
+    def __init__(
+        self, factory: Callable[[], T], close: Optional[Callable[[T], Awaitable[object]]] = None, *, early: bool = False
+    ) -> None:
         self._factory = factory
         self._close = close
+        self._early = early
         self._lock = threading.Lock()
         self._values: dict[int, _Entry[T]] = {}
         _callbacks.add(self)
@@ -182,7 +189,7 @@ class PerLoop(_Forkable, Generic[T]):
             self._forget_closed()
             entry = _Entry(loop, self._factory())
             if self._close is not None:
-                entry.close_at_the_end(loop, self._close)
+                entry.close_at_the_end(loop, self._close, self._early)
             self._values[id(loop)] = entry
             return entry.value
 
@@ -224,34 +231,56 @@ class PerLoop(_Forkable, Generic[T]):
 
 
 class _Entry(Generic[T]):
-    """A loop's value, and the task that closes it when the loop ends (``PerLoop``'s close)."""
+    """A loop's value, and what closes it when the loop ends (``PerLoop``'s close)."""
 
-    __slots__ = ("guard", "loop", "released", "value")
+    __slots__ = ("closer", "loop", "released", "value")
 
     def __init__(self, loop: Any, value: T) -> None:
         self.loop: weakref.ref[Any] = weakref.ref(loop)
         self.value = value
-        self.guard: Any = None
+        self.closer: Any = None  # the task (early) or the async generator that closes the value
         self.released = False
 
-    def close_at_the_end(self, loop: Any, close: Callable[[T], Awaitable[object]]) -> None:
+    def close_at_the_end(self, loop: Any, close: Callable[[T], Awaitable[object]], early: bool) -> None:
         import asyncio
 
-        if isinstance(loop, asyncio.AbstractEventLoop):  # a trio run closes nothing of asyncio's
-            self.guard = loop.create_task(self._closer(close))
+        if not isinstance(loop, asyncio.AbstractEventLoop):  # a trio run closes nothing of asyncio's
+            return
+        if early:
+            self.closer = loop.create_task(self._when_cancelled(close))
+        else:
+            self.closer = self._at_shutdown(close)
+            # its first step, on the loop, makes the generator the loop's (the loop's hooks see
+            # it start); the task ends there, the generator waits for the loop's shutdown
+            loop.create_task(_first_step(self.closer))
 
-    async def _closer(self, close: Callable[[T], Awaitable[object]]) -> None:
+    async def _when_cancelled(self, close: Callable[[T], Awaitable[object]]) -> None:
         import asyncio
 
         try:
             await asyncio.get_running_loop().create_future()  # until the loop cancels its tasks
-        finally:
-            if not self.released:
-                with contextlib.suppress(Exception):
-                    await close(self.value)
+        except asyncio.CancelledError:
+            await self._close(close)
+            raise
+
+    async def _at_shutdown(self, close: Callable[[T], Awaitable[object]]) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # the loop's shutdown_asyncgens closes this generator on the loop
+            await self._close(close)
+
+    async def _close(self, close: Callable[[T], Awaitable[object]]) -> None:
+        if not self.released:
+            self.released = True
+            with contextlib.suppress(Exception):
+                await close(self.value)
 
     def release(self) -> None:
         """The value was taken to be closed by its taker: the loop's end leaves it alone."""
         self.released = True
-        if self.guard is not None:
-            self.guard.cancel()
+        if self.closer is not None and hasattr(self.closer, "cancel"):
+            self.closer.cancel()
+
+
+async def _first_step(generator: AsyncIterator[None]) -> None:
+    await generator.__anext__()

@@ -205,7 +205,7 @@ class Postgres:
         self._wait_bound = float(self._connect_bound * host_count(self.url))
         self._settings_of: dict[float, list[str]] = {}
         self._pool: PerProcess[Any] = PerProcess(self._new_pool)
-        self._apools: PerLoop[Any] = PerLoop(self._new_apool, close=_close_pool)
+        self._apools: PerLoop[Any] = PerLoop(self._new_apool, close=_close_pool, early=True)
         self._attempts = Attempts()
         self._migrated = not auto_migrate
         self._migrate_lock = threading.Lock()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
 import trio
 
 from sports_posts._scoped import PerLoop
@@ -90,3 +92,59 @@ def test_a_trio_run_closes_nothing_of_asyncios() -> None:
         return values.get()
 
     assert trio.run(use) is not None and closed == []
+
+
+def test_a_loop_closed_by_hand_leaves_the_value_to_the_collector_and_nothing_is_logged(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run_until_complete`` and ``close`` with no shutdown of the loop's generators: the
+    value cannot be closed on a closed loop; its closer goes quietly (no task destroyed while
+    pending, no coroutine that ignored its close)."""
+    import gc
+    import sys
+
+    closed: list[object] = []
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+
+    async def close(value: object) -> None:
+        closed.append(value)
+
+    values: PerLoop[object] = PerLoop(object, close=close)
+
+    async def use() -> object:
+        made = values.get()
+        await asyncio.sleep(0)
+        return made
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        for _ in range(2):  # the second loop's first use forgets the first, closed, loop's value
+            loop = asyncio.new_event_loop()
+            loop.run_until_complete(use())
+            loop.close()
+        gc.collect()
+    assert closed == [] and unraisable == [] and caplog.records == []
+
+
+def test_an_early_close_runs_while_the_loops_tasks_are_cancelled() -> None:
+    order: list[str] = []
+
+    async def close(value: object) -> None:
+        order.append("closed")
+
+    values: PerLoop[object] = PerLoop(object, close=close, early=True)
+
+    async def worker() -> None:  # a pool's own task, which ends only once its pool closed
+        try:
+            await asyncio.get_running_loop().create_future()
+        except asyncio.CancelledError:
+            order.append("worker cancelled")
+            raise
+
+    async def use() -> None:
+        values.get()
+        asyncio.ensure_future(worker())
+        await asyncio.sleep(0)
+
+    asyncio.run(use())
+    assert sorted(order) == ["closed", "worker cancelled"]
