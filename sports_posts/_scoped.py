@@ -233,12 +233,13 @@ class PerLoop(_Forkable, Generic[T]):
 class _Entry(Generic[T]):
     """A loop's value, and what closes it when the loop ends (``PerLoop``'s close)."""
 
-    __slots__ = ("closer", "loop", "released", "value")
+    __slots__ = ("generator", "guard", "loop", "released", "value")
 
     def __init__(self, loop: Any, value: T) -> None:
         self.loop: weakref.ref[Any] = weakref.ref(loop)
         self.value = value
-        self.closer: Any = None  # the task (early) or the async generator that closes the value
+        self.guard: Any = None  # the task that closes the value when cancelled (early)
+        self.generator: Optional[AsyncIterator[None]] = None  # the one the loop's shutdown closes
         self.released = False
 
     def close_at_the_end(self, loop: Any, close: Callable[[T], Awaitable[object]], early: bool) -> None:
@@ -247,12 +248,12 @@ class _Entry(Generic[T]):
         if not isinstance(loop, asyncio.AbstractEventLoop):  # a trio run closes nothing of asyncio's
             return
         if early:
-            self.closer = loop.create_task(self._when_cancelled(close))
+            self.guard = loop.create_task(self._when_cancelled(close))
         else:
-            self.closer = self._at_shutdown(close)
+            self.generator = self._at_shutdown(close)
             # its first step, on the loop, makes the generator the loop's (the loop's hooks see
             # it start); the task ends there, the generator waits for the loop's shutdown
-            loop.create_task(_first_step(self.closer))
+            loop.create_task(_first_step(self.generator))
 
     async def _when_cancelled(self, close: Callable[[T], Awaitable[object]]) -> None:
         import asyncio
@@ -278,8 +279,8 @@ class _Entry(Generic[T]):
     def release(self) -> None:
         """The value was taken to be closed by its taker: the loop's end leaves it alone."""
         self.released = True
-        if self.closer is not None and hasattr(self.closer, "cancel"):
-            self.closer.cancel()
+        if self.guard is not None:
+            self.guard.cancel()
 
 
 async def _first_step(generator: AsyncIterator[None]) -> None:

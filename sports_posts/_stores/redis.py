@@ -13,8 +13,9 @@ itself and gives it back, so no connection serves two calls in flight. The sync 
 shared by every thread; its pool notices a fork by pid and starts empty in the child, without
 closing the parent's sockets. An asyncio client is bound to its event loop: one is made per
 loop (``_scoped.PerLoop``: a second ``asyncio.run`` gets its own, and the first's is closed
-when its loop ends, as ``asyncio.run`` and ``async_to_sync`` end a loop) and none crosses a fork (a child makes its own; a customer's asyncio client has its pool
-emptied in the child, as redis-py does for a sync pool).
+when its loop ends, as ``asyncio.run`` and ``async_to_sync`` end a loop) and none crosses a
+fork (a child makes its own; a customer's asyncio client has its pool emptied in the child,
+as redis-py does for a sync pool).
 
 A client made here from a URL has socket and connect timeouts (a frozen or partitioned
 server ends a call within them, whatever redis-py's own default); a client passed in keeps
@@ -54,7 +55,7 @@ from .errors import (
     translated,
 )
 from .redis_cluster import Reach
-from .redis_sentinel import sentinel_url, sentinels_of
+from .redis_sentinel import sentinel_url, with_sentinels
 
 __all__ = ["DEFAULT_MAX_CONNECTIONS", "Name", "Redis", "has_hash_tag", "tagged"]
 
@@ -108,7 +109,7 @@ class _LoopClient:
 
     async def aclose(self) -> None:
         """Close the client made for the loop (``PerLoop`` runs this when the loop ends)."""
-        for made in [self.client, *sentinels_of(self.client)] if self.client is not None else []:
+        for made in with_sentinels(self.client) if self.client is not None else []:
             await made.aclose()
 
 
@@ -528,9 +529,8 @@ class Redis:
         """Close the client made from a URL (a client passed in is the caller's to close)."""
         if self.url is not None and self._client is not None:
             with self.errors():
-                self._client.close()
-                for sentinel in sentinels_of(self._client):
-                    sentinel.close()
+                for made in with_sentinels(self._client):
+                    made.close()
 
     # -- async ---------------------------------------------------------------------------
 

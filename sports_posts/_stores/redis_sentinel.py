@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from .._errors import ParameterError
 from .errors import redact_url
 
-__all__ = ["sentinel_url", "sentinels_of"]
+__all__ = ["sentinel_url", "with_sentinels"]
 
 
 def sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, int]], str, dict[str, Any]]:
@@ -60,8 +60,9 @@ def sentinel_url(url: str, owner: str, parameter: str) -> tuple[list[tuple[str, 
     return sentinels, unquote(path[0]), settings
 
 
-def sentinels_of(client: Any) -> list[Any]:
-    """The clients of the sentinels a Sentinel-managed master client asks (closed with it,
-    when it was made from a URL: closing the master's own pool leaves their sockets open)."""
+def with_sentinels(client: Any) -> list[Any]:
+    """``client`` and, when it is a Sentinel-managed master client, the clients of the
+    sentinels it asks: what closing a client made from a URL closes (closing the master's
+    own pool leaves their sockets open)."""
     manager = getattr(getattr(client, "connection_pool", None), "sentinel_manager", None)
-    return list(manager.sentinels) if manager is not None else []
+    return [client, *manager.sentinels] if manager is not None else [client]

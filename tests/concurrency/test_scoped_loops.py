@@ -46,6 +46,15 @@ def test_a_trio_run_still_going_is_another_open_loop() -> None:
     assert seen == [1]
 
 
+def _closing_into(closed: list[object], *, early: bool = False) -> PerLoop[object]:
+    """A ``PerLoop`` of new objects whose close records each value in ``closed``."""
+
+    async def close(value: object) -> None:
+        closed.append(value)
+
+    return PerLoop(object, close=close, early=early)
+
+
 def test_a_value_with_a_close_is_closed_on_its_loop_when_asyncio_run_ends_it() -> None:
     closed: list[tuple[int, bool]] = []
     made = iter(range(10))
@@ -64,15 +73,11 @@ def test_a_value_with_a_close_is_closed_on_its_loop_when_asyncio_run_ends_it() -
 
 def test_a_value_taken_is_the_takers_to_close_and_the_loops_end_leaves_it() -> None:
     closed: list[object] = []
-
-    async def close(value: object) -> None:
-        closed.append(value)
-
-    values: PerLoop[object] = PerLoop(object, close=close)
+    values = _closing_into(closed)
 
     async def take() -> object:
         made = values.get()
-        await asyncio.sleep(0)  # the closing task has started waiting
+        await asyncio.sleep(0)  # the closer has taken its first step
         assert values.take() is made
         return made
 
@@ -82,11 +87,7 @@ def test_a_value_taken_is_the_takers_to_close_and_the_loops_end_leaves_it() -> N
 
 def test_a_trio_run_closes_nothing_of_asyncios() -> None:
     closed: list[object] = []
-
-    async def close(value: object) -> None:
-        closed.append(value)
-
-    values: PerLoop[object] = PerLoop(object, close=close)
+    values = _closing_into(closed)
 
     async def use() -> object:
         return values.get()
@@ -106,11 +107,7 @@ def test_a_loop_closed_by_hand_leaves_the_value_to_the_collector_and_nothing_is_
     closed: list[object] = []
     unraisable: list[object] = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
-
-    async def close(value: object) -> None:
-        closed.append(value)
-
-    values: PerLoop[object] = PerLoop(object, close=close)
+    values = _closing_into(closed)
 
     async def use() -> object:
         made = values.get()
@@ -127,12 +124,8 @@ def test_a_loop_closed_by_hand_leaves_the_value_to_the_collector_and_nothing_is_
 
 
 def test_an_early_close_runs_while_the_loops_tasks_are_cancelled() -> None:
-    order: list[str] = []
-
-    async def close(value: object) -> None:
-        order.append("closed")
-
-    values: PerLoop[object] = PerLoop(object, close=close, early=True)
+    order: list[object] = []
+    values = _closing_into(order, early=True)
 
     async def worker() -> None:  # a pool's own task, which ends only once its pool closed
         try:
@@ -141,10 +134,11 @@ def test_an_early_close_runs_while_the_loops_tasks_are_cancelled() -> None:
             order.append("worker cancelled")
             raise
 
-    async def use() -> None:
-        values.get()
+    async def use() -> object:
+        made = values.get()
         asyncio.ensure_future(worker())
         await asyncio.sleep(0)
+        return made
 
-    asyncio.run(use())
-    assert sorted(order) == ["closed", "worker cancelled"]
+    made = asyncio.run(use())
+    assert len(order) == 2 and made in order and "worker cancelled" in order

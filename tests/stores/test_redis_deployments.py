@@ -437,7 +437,6 @@ async def test_the_async_methods_work_with_a_sync_client(request: pytest.Fixture
         target.close()
 
 
-
 def _server_ports(request: pytest.FixtureRequest, setup: str) -> list[int]:
     if setup == "direct":
         return [int(request.getfixturevalue("redis_url").rsplit(":", 1)[1].split("/")[0])]
@@ -540,6 +539,7 @@ def test_closing_a_sentinel_store_closes_its_sentinel_connections_too(request: p
         del store
         gc.collect()
     assert not [str(w.message) for w in caught if "nclosed" in str(w.message)]
+
 
 def test_the_operations_commands_read_a_cluster_and_a_sentinel(
     redis_cluster: list[int], redis_sentinel: SentinelSetup, capsys: pytest.CaptureFixture[str]
