@@ -111,6 +111,17 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _signal_state(pid: int) -> str:
+    """What the kernel says of ``pid``'s signals and wait (for a failure's message)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError as exc:
+        return f"no /proc entry ({exc})"
+    wanted = ("State", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+    return ", ".join([line for line in status if line.split(":")[0] in wanted] + [f"wchan: {wchan}"])
+
+
 def test_signals_end_it_as_they_end_python_and_its_session_is_killed_whole(zygote: Zygote, tmp_path: Path) -> None:
     (tmp_path / "block.py").write_text(
         "import subprocess, sys, time\n"
@@ -145,7 +156,13 @@ def test_signals_end_it_as_they_end_python_and_its_session_is_killed_whole(zygot
     for proc, sig, status in procs:
         assert proc.stdout is not None and proc.stdout.readline() == b"up\n"
         proc.send_signal(sig)
-        assert proc.wait(60) == status  # an uncaught KeyboardInterrupt ends Python by SIGINT
+        try:
+            ended = proc.wait(60)
+        except subprocess.TimeoutExpired:
+            where = _signal_state(proc.pid)
+            proc.kill()
+            pytest.fail(f"{signal.Signals(sig).name} did not end the process: {where}")
+        assert ended == status  # an uncaught KeyboardInterrupt ends Python by SIGINT
     assert _block(zygote, tmp_path, "print('next')\n").stdout == "next\n"
 
 

@@ -318,9 +318,20 @@ def fresh_line(err: TextIO) -> str:
         return ""
 
 
-def stop_on_sigterm(stop: Callable[[], None]) -> None:
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop())
+@contextlib.contextmanager
+def stop_on_sigterm(stop: Callable[[], None]) -> Iterator[None]:
+    """While active, SIGTERM calls ``stop`` (in the main thread only, where Python runs
+    handlers); the previous handler comes back on exit, so a process that called the command
+    line in-process still ends on SIGTERM once the command has returned."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop())
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: a handler set outside Python, which cannot be put back
+            signal.signal(signal.SIGTERM, previous)
 
 
 # --------------------------------------------------------------------------- servers

@@ -167,13 +167,12 @@ def _cmd_poll(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             poller.stop()
             status.stop()
 
-        stop_on_sigterm(stop)
         batches = 0
         interrupted = False
         try:
             # Ctrl-C inside the with-block leaves the batch being printed uncommitted, so a
             # restart prints it again rather than losing its unprinted half.
-            with poller:
+            with stop_on_sigterm(stop), poller:
                 for batch in poller:
                     if not args.json and batches == 0:
                         print(post_header(), file=out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -128,6 +129,21 @@ def test_poll_prints_a_batch_then_stops(tmp_path: Path) -> None:
     assert ids and len(ids) == len(set(ids))
     assert checkpoint.exists(), "the delivered batch is committed when the poller is closed"
     assert "1 batch, " in err
+
+
+def test_poll_run_in_process_gives_sigterm_back_when_it_returns(tmp_path: Path) -> None:
+    """While polling, SIGTERM stops the poller; once ``main`` returns, the caller's handler is
+    back, so a script that called it still ends on SIGTERM."""
+    def mine(signum: int, frame: object) -> None:
+        raise AssertionError("not called")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        status, _, err = run("poll", "--leagues", "NHL", "--since", "2000-01-01T00:00:00Z", "--max-batches", "1")
+        assert status == 0, err
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_webhooks_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
