@@ -1,6 +1,6 @@
 """Run every benchmark and print ratios against a baseline measured in the same run.
 
-    python -m benchmarks.run            # all, about a minute on 2 cores
+    python -m benchmarks.run            # all, 7 to 9 minutes on 2 cores
     python -m benchmarks.run --quick    # fewer rounds, for a smoke check
     python -m benchmarks.run --json out.json
 
