@@ -319,19 +319,25 @@ def fresh_line(err: TextIO) -> str:
 
 
 @contextlib.contextmanager
-def stop_on_sigterm(stop: Callable[[], None]) -> Iterator[None]:
-    """While active, SIGTERM calls ``stop`` (in the main thread only, where Python runs
-    handlers); the previous handler comes back on exit, so a process that called the command
-    line in-process still ends on SIGTERM once the command has returned."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop())
+def _handling(signals: Sequence[int], handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """While active, ``signals`` call ``handler`` (in the main thread only, where Python runs
+    handlers); the previous handlers come back on exit, so a process that called the command
+    line in-process handles its signals as before once the command has returned."""
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in signals:
+            previous[sig] = signal.signal(sig, handler)
     try:
         yield
     finally:
-        if previous is not None:  # None: a handler set outside Python, which cannot be put back
-            signal.signal(signal.SIGTERM, previous)
+        for sig, before in previous.items():
+            if before is not None:  # None: a handler set outside Python, which cannot be put back
+                signal.signal(sig, before)
+
+
+def stop_on_sigterm(stop: Callable[[], None]) -> contextlib.AbstractContextManager[None]:
+    """While active, SIGTERM calls ``stop``."""
+    return _handling((signal.SIGTERM,), lambda *_: stop())
 
 
 # --------------------------------------------------------------------------- servers
@@ -347,26 +353,12 @@ class _StopServer(BaseException):
     raises ``KeyboardInterrupt``: the handler touches no lock)."""
 
 
-class _StopSignals:
-    """While active, SIGINT and SIGTERM raise ``_StopServer`` (with the signal's name) in the
-    main thread; the previous handlers come back on exit."""
+def _raise_stop(signum: int, frame: Any) -> None:
+    """A server's handler of SIGINT and SIGTERM: ``_StopServer`` with the signal's name."""
+    raise _StopServer(signal.Signals(signum).name)
 
-    def __init__(self) -> None:
-        self._previous: dict[int, Any] = {}
 
-    def __enter__(self) -> _StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-
-    @staticmethod
-    def _handle(signum: int, frame: Any) -> None:
-        raise _StopServer(signal.Signals(signum).name)
+_SERVER_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[], None],
@@ -380,7 +372,7 @@ def serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[
     Returns the signal's name, or ``None`` when the server ended by itself. A second signal
     while finishing ends the wait at once (``finish`` has bounded what is left)."""
     try:
-        with _StopSignals():
+        with _handling(_SERVER_SIGNALS, _raise_stop):
             announce()
             while thread.is_alive():
                 # A sleep, not thread.join(): a join the signal interrupts leaves the thread
@@ -390,7 +382,7 @@ def serve_until_signal(server: Any, thread: threading.Thread, finish: Callable[[
     except _StopServer as received:
         name = str(received)
     try:
-        with _StopSignals():
+        with _handling(_SERVER_SIGNALS, _raise_stop):
             _stop_accepting(server, thread)
             print(f"sports-posts: {name}: stopping (no new connections; requests in flight get up to "
                   f"{SERVER_GRACE:g} s)", file=err, flush=True)
