@@ -131,7 +131,7 @@ def test_poll_prints_a_batch_then_stops(tmp_path: Path) -> None:
     assert "1 batch, " in err
 
 
-def test_poll_run_in_process_gives_sigterm_back_when_it_returns(tmp_path: Path) -> None:
+def test_poll_run_in_process_gives_sigterm_back_when_it_returns() -> None:
     """While polling, SIGTERM stops the poller; once ``main`` returns, the caller's handler is
     back, so a script that called it still ends on SIGTERM."""
     def mine(signum: int, frame: object) -> None:
