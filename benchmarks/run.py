@@ -308,6 +308,11 @@ def bench_parse(quick: bool) -> None:
            "<= 1.05", f["parse"] <= 1.05, median_ratio=round(f["parse_median"], 3),
            per_process=[round(run["parse"], 3) for run in f["processes"]])
     note("parse vs json.loads", f"{f['vs_json']:.2f}x", ratio=round(f["vs_json"], 3))
+    note("plain pydantic models whose posts run an empty model_post_init vs the same models without it "
+         "(the cost of pydantic's public per-post hook alone)", f"{f['hook']:.3f}x", ratio=round(f["hook"], 3),
+         per_process=[round(run["hook"], 3) for run in f["processes"]])
+    note("parse vs those plain models with the empty hook", f"{f['vs_hooked']:.3f}x", ratio=round(f["vs_hooked"], 3),
+         per_process=[round(run["vs_hooked"], 3) for run in f["processes"]])
     note("parse of a page in the nested author form only vs plain pydantic models of it",
          f"{f['nested']:.3f}x", ratio=round(f["nested"], 3))
     note("parse of a page in the flat author form only (the SDK builds an Author per post)",
@@ -317,7 +322,7 @@ def bench_parse(quick: bool) -> None:
 
 def measure_parse(quick: bool) -> dict[str, float]:
     """One process's figures for ``bench_parse``: best and median ratios."""
-    from benchmarks._floor import parse_plain, parse_plain_with_authors
+    from benchmarks._floor import parse_hooked, parse_plain, parse_plain_with_authors
     from sports_posts._endpoints import posts_list
     from sports_posts._transport import parse_answer
 
@@ -333,6 +338,12 @@ def measure_parse(quick: bool) -> dict[str, float]:
     vs_json, _ = compare(lambda: parse_response(call, response), lambda: json.loads(body),
                          number=number, rounds=rounds)
     figures = {"parse": best, "parse_median": median, "vs_json": vs_json}
+    # The same plain models with an empty model_post_init: what pydantic's public hook costs
+    # alone, and how the SDK's parse compares with models that pay it too.
+    figures["hook"], _ = compare(lambda: parse_hooked(body), lambda: parse_plain(body),
+                                 number=number, rounds=rounds, clock=time.process_time)
+    figures["vs_hooked"], _ = compare(lambda: parse_response(call, response), lambda: parse_hooked(body),
+                                      number=number, rounds=rounds, clock=time.process_time)
     # The service sends one author form; the page above carries both. A flat page makes
     # the SDK build an Author per post (API.md), which plain models of it do not hold.
     nested, flat = page_bytes(100, "nested"), page_bytes(100, "flat")
