@@ -274,6 +274,16 @@ class _Unset:
 
 UNSET: Any = _Unset()
 
+_CHECKS: dict[str, Callable[[object], Any]] = {
+    "on_retry": check_on_retry,
+    "sleep": check_sleep,
+    "timeout": to_timeout,
+    "max_retries": check_max_retries,
+    "total_timeout": check_total_timeout,
+    "max_response_bytes": check_max_response_bytes,
+}
+"""What ``ClientConfig.with_options`` runs on each bound it is given, in this order."""
+
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
@@ -360,20 +370,9 @@ class ClientConfig:
         sleep: object = UNSET,
     ) -> ClientConfig:
         """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
-        changes: dict[str, Any] = {}
-        if on_retry is not UNSET:
-            changes["on_retry"] = check_on_retry(on_retry)
-        if sleep is not UNSET:
-            changes["sleep"] = check_sleep(sleep)
-        if timeout is not UNSET:
-            changes["timeout"] = to_timeout(timeout)
-        if max_retries is not UNSET:
-            changes["max_retries"] = check_max_retries(max_retries)
-        if total_timeout is not UNSET:
-            changes["total_timeout"] = check_total_timeout(total_timeout)
-        if max_response_bytes is not UNSET:
-            changes["max_response_bytes"] = check_max_response_bytes(max_response_bytes)
-        return replace(self, **changes)
+        given = {"on_retry": on_retry, "sleep": sleep, "timeout": timeout, "max_retries": max_retries,
+                 "total_timeout": total_timeout, "max_response_bytes": max_response_bytes}
+        return replace(self, **{name: _CHECKS[name](value) for name, value in given.items() if value is not UNSET})
 
     def headers(self, client_headers: Optional[Headers] = None) -> Headers:
         """Headers of every request: the caller's defaults, then ours (ours win). The
