@@ -372,7 +372,7 @@ class ClientConfig:
         """A copy with other bounds (same key, URL and headers); ``UNSET`` keeps one."""
         given = {"on_retry": on_retry, "sleep": sleep, "timeout": timeout, "max_retries": max_retries,
                  "total_timeout": total_timeout, "max_response_bytes": max_response_bytes}
-        return replace(self, **{name: _CHECKS[name](value) for name, value in given.items() if value is not UNSET})
+        return replace(self, **{name: check(given[name]) for name, check in _CHECKS.items() if given[name] is not UNSET})
 
     def headers(self, client_headers: Optional[Headers] = None) -> Headers:
         """Headers of every request: the caller's defaults, then ours (ours win). The
